@@ -1,0 +1,41 @@
+/// What the connection's mutex guards.
+struct ConnectionState {
+    var outgoing: [Outgoing] = []
+    var pending: [UInt32: PendingCall] = [:]
+    var serialByCall: [UInt64: UInt32] = [:]
+    var cancelledBeforeQueued: Set<UInt64> = []
+    var nextCallID: UInt64 = 0
+    var subscriptions: [UInt64: Subscription] = [:]
+    var nextSubscriptionID: UInt64 = 0
+    /// Current unique owner of each well-known name a subscription follows.
+    var nameOwners: [String: String] = [:]
+    var methodCallHandler: (@Sendable (DBusMessage) -> Void)?
+    var closing = false
+    var closed = false
+}
+
+/// A message waiting for the I/O thread to send it.
+enum Outgoing {
+    case send(DBusMessagePointer)
+    case call(id: UInt64, message: DBusMessagePointer, deadline: ContinuousClock.Instant, context: String,
+              continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>)
+
+    var callID: UInt64? {
+        if case .call(let id, _, _, _, _) = self { return id }
+        return nil
+    }
+}
+
+/// A sent call waiting for its reply.
+struct PendingCall {
+    let id: UInt64
+    let deadline: ContinuousClock.Instant
+    let context: String
+    let continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>
+}
+
+/// One signal subscriber.
+struct Subscription {
+    let rule: DBusMatchRule
+    let continuation: AsyncStream<DBusMessage>.Continuation
+}

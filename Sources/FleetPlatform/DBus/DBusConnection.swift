@@ -1,0 +1,375 @@
+internal import CDBus
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A connection to a D-Bus bus over libdbus-1, usable from any task.
+///
+/// Concurrency model: one dedicated I/O thread owns the libdbus connection. It alone reads and writes the
+/// socket, sends queued messages and dispatches incoming ones (libdbus is never entered from two threads).
+/// Other threads build a message, append it to a queue under a mutex and wake the I/O thread through an
+/// eventfd. A method call parks its task on a continuation keyed by the message serial; the I/O thread
+/// resumes it with the reply, the error reply, a timeout (deadlines are the I/O thread's poll timeout) or a
+/// disconnection. Signals are matched against subscriptions on the I/O thread and yielded, in arrival order,
+/// to each subscriber's `AsyncStream`. Incoming method calls go to one registered handler (the exported
+/// object tree), which answers synchronously or from a task through `reply(to:)`.
+public final class DBusConnection: @unchecked Sendable {
+    let raw: OpaquePointer
+    /// A self-pipe: writing a byte wakes the I/O thread from poll.
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    let state = Mutex(ConnectionState())
+    /// The connection's unique bus name, e.g. `:1.42`.
+    public let uniqueName: String
+    private let signalQueue: Bool
+
+    /// Connects to the bus at `address` (a D-Bus address such as `unix:path=/run/dbus/system_bus_socket`).
+    public init(address: String) throws(DBusError) {
+        _ = dbus_threads_init_default()
+        let error = fleet_dbus_error_new()
+        defer { fleet_dbus_error_free(error) }
+        guard let connection = dbus_connection_open_private(address, error) else {
+            throw DBusError(.connectionFailed, name: error.flatMap { fleet_dbus_error_name($0) }.map { String(cString: $0) },
+                            "cannot connect to \(address): \(error.flatMap { fleet_dbus_error_message($0) }.map { String(cString: $0) } ?? "unknown error")")
+        }
+        guard dbus_bus_register(connection, error) != 0, let unique = dbus_bus_get_unique_name(connection) else {
+            let message = error.flatMap { fleet_dbus_error_message($0) }.map { String(cString: $0) } ?? "Hello failed"
+            dbus_connection_close(connection)
+            dbus_connection_unref(connection)
+            throw DBusError(.connectionFailed, "cannot register on \(address): \(message)")
+        }
+        dbus_connection_set_exit_on_disconnect(connection, 0)
+        var pipeFDs: [Int32] = [-1, -1]
+        guard pipe(&pipeFDs) == 0 else {
+            dbus_connection_close(connection)
+            dbus_connection_unref(connection)
+            throw DBusError(.connectionFailed, "pipe2 failed: errno \(errno)")
+        }
+        raw = connection
+        for fd in pipeFDs {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        wakeRead = pipeFDs[0]
+        wakeWrite = pipeFDs[1]
+        uniqueName = String(cString: unique)
+        signalQueue = true
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        dbus_connection_add_filter(connection, dbusConnectionFilter, context, nil)
+        let thread = Thread { [self] in self.runLoop() }
+        thread.name = "dbus-io"
+        thread.start()
+    }
+
+    /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else the default socket).
+    public static func system() throws(DBusError) -> DBusConnection {
+        let address = ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? "unix:path=/run/dbus/system_bus_socket"
+        return try DBusConnection(address: address)
+    }
+
+    deinit {
+        Glibc.close(wakeRead)
+        Glibc.close(wakeWrite)
+        dbus_connection_unref(raw)
+    }
+
+    /// Closes the connection: pending calls fail with `disconnected` and signal streams finish.
+    public func close() {
+        state.withLock { $0.closing = true }
+        wake()
+    }
+
+    /// Whether the connection has closed (by `close()` or because the bus went away).
+    public var isClosed: Bool { state.withLock { $0.closed } }
+
+    // MARK: Calls
+
+    /// Calls a method and waits for its reply. An error reply throws `.remote` with the peer's name and
+    /// message; no reply within `timeout` throws `.timeout`.
+    public func call(destination: String, path: String, interface: String, member: String,
+                     arguments: [DBusValue] = [], timeout: Duration = .seconds(25)) async throws(DBusError) -> DBusMessage {
+        let context = "\(interface).\(member) on \(path)"
+        let message: DBusMessagePointer
+        do {
+            message = try DBusMessagePointer.methodCall(destination: destination, path: path, interface: interface, member: member)
+            try message.append(arguments)
+        } catch {
+            throw error.with(context: context)
+        }
+        let id = state.withLock { state -> UInt64 in
+            state.nextCallID += 1
+            return state.nextCallID
+        }
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        let result: Result<DBusMessage, DBusError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let (accepted, needsWake) = state.withLock { state -> (Bool, Bool) in
+                    if state.closed || state.closing { return (false, false) }
+                    if state.cancelledBeforeQueued.remove(id) != nil {
+                        continuation.resume(returning: .failure(DBusError(.cancelled, "call cancelled", context: context)))
+                        return (true, false)
+                    }
+                    let wasEmpty = state.outgoing.isEmpty
+                    state.outgoing.append(.call(id: id, message: message, deadline: deadline, context: context, continuation: continuation))
+                    return (true, wasEmpty)
+                }
+                if !accepted {
+                    continuation.resume(returning: .failure(DBusError(.disconnected, "connection closed", context: context)))
+                } else if needsWake {
+                    wake()
+                }
+            }
+        } onCancel: {
+            cancel(callID: id, context: context)
+        }
+        switch result {
+        case .success(let reply):
+            if reply.kind == .error {
+                let text: String = if case .string(let s)? = reply.body.first { s } else { "" }
+                throw DBusError.remote(name: reply.errorName ?? "org.freedesktop.DBus.Error.Failed", message: text, context: context)
+            }
+            return reply
+        case .failure(let error):
+            throw error
+        }
+    }
+
+    /// Calls a method and returns the reply body after checking it has exactly `signature`.
+    public func call(destination: String, path: String, interface: String, member: String,
+                     arguments: [DBusValue] = [], timeout: Duration = .seconds(25),
+                     expecting signature: String) async throws(DBusError) -> [DBusValue] {
+        let reply = try await call(destination: destination, path: path, interface: interface, member: member,
+                                   arguments: arguments, timeout: timeout)
+        return try reply.body(signature: signature)
+    }
+
+    private func cancel(callID: UInt64, context: String) {
+        let continuation = state.withLock { state -> CheckedContinuation<Result<DBusMessage, DBusError>, Never>? in
+            if let serial = state.serialByCall.removeValue(forKey: callID) {
+                return state.pending.removeValue(forKey: serial)?.continuation
+            }
+            if let index = state.outgoing.firstIndex(where: { $0.callID == callID }),
+               case .call(_, _, _, _, let continuation) = state.outgoing.remove(at: index) {
+                return continuation
+            }
+            state.cancelledBeforeQueued.insert(callID)
+            return nil
+        }
+        continuation?.resume(returning: .failure(DBusError(.cancelled, "call cancelled", context: context)))
+    }
+
+    // MARK: Sending
+
+    /// Emits a signal from `path`.
+    public func emitSignal(path: String, interface: String, member: String, arguments: [DBusValue] = []) throws(DBusError) {
+        let message = try DBusMessagePointer.signal(path: path, interface: interface, member: member)
+        try message.append(arguments)
+        enqueue(message)
+    }
+
+    /// Answers an incoming method call with `values`, unless the caller asked for no reply.
+    public func reply(to call: DBusMessage, with values: [DBusValue]) {
+        guard !call.noReplyExpected else { return }
+        do {
+            let message = try DBusMessagePointer.reply(to: call)
+            try message.append(values)
+            enqueue(message)
+        } catch {
+            // A handler returned values that cannot be marshalled: the caller still gets an answer.
+            reply(to: call, error: DBusError(.invalidArgument, "reply could not be encoded: \(error.message)"))
+        }
+    }
+
+    /// Answers an incoming method call with an error reply carrying the error's name and message.
+    public func reply(to call: DBusMessage, error: DBusError) {
+        guard !call.noReplyExpected, let message = try? DBusMessagePointer.reply(to: call, errorName: error.name, errorMessage: error.message) else { return }
+        enqueue(message)
+    }
+
+    func enqueue(_ message: DBusMessagePointer) {
+        let needsWake = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            let wasEmpty = state.outgoing.isEmpty
+            state.outgoing.append(.send(message))
+            return wasEmpty
+        }
+        if needsWake { wake() }
+    }
+
+    // MARK: Incoming method calls
+
+    /// Routes every incoming method call to `handler`, which must answer each one through `reply(to:)`.
+    /// It runs on the I/O thread, so it must not block; slow work belongs in a task.
+    public func setMethodCallHandler(_ handler: @escaping @Sendable (DBusMessage) -> Void) {
+        state.withLock { $0.methodCallHandler = handler }
+    }
+
+    /// Asks the bus for a well-known name; throws unless this connection becomes its primary owner.
+    public func requestName(_ name: String) async throws(DBusError) {
+        // DBUS_NAME_FLAG_DO_NOT_QUEUE: fail at once rather than wait in line behind another owner.
+        let body = try await call(destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
+                                  interface: "org.freedesktop.DBus", member: "RequestName",
+                                  arguments: [.string(name), .uint32(4)], expecting: "u")
+        guard case .uint32(let result) = body[0], result == 1 || result == 4 else {
+            throw DBusError(.connectionFailed, "could not own \(name): RequestName answered \(body[0])")
+        }
+    }
+
+    func wake() {
+        var one: UInt8 = 1
+        _ = write(wakeWrite, &one, 1)
+    }
+
+    // MARK: The I/O thread
+
+    private func runLoop() {
+        let fd: Int32 = {
+            var fd: Int32 = -1
+            dbus_connection_get_unix_fd(raw, &fd)
+            return fd
+        }()
+        while true {
+            let closing = state.withLock { $0.closing }
+            if closing || dbus_connection_get_is_connected(raw) == 0 { break }
+            flushOutgoing()
+            _ = dbus_connection_read_write(raw, 0)
+            while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
+            flushOutgoing()
+            expireCalls()
+            var fds = [
+                pollfd(fd: fd, events: Int16(POLLIN) | (dbus_connection_has_messages_to_send(raw) != 0 ? Int16(POLLOUT) : 0), revents: 0),
+                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+            ]
+            if dbus_connection_get_dispatch_status(raw) == DBUS_DISPATCH_DATA_REMAINS { continue }
+            _ = poll(&fds, 2, pollTimeoutMilliseconds())
+            if fds[1].revents != 0 {
+                var drain = [UInt8](repeating: 0, count: 256)
+                while read(wakeRead, &drain, 256) > 0 {}
+            }
+        }
+        shutDown()
+    }
+
+    private func flushOutgoing() {
+        let batch = state.withLock { state -> [Outgoing] in
+            let batch = state.outgoing
+            state.outgoing.removeAll(keepingCapacity: true)
+            return batch
+        }
+        for item in batch {
+            switch item {
+            case .send(let message):
+                _ = dbus_connection_send(raw, message.raw, nil)
+            case .call(let id, let message, let deadline, let context, let continuation):
+                var serial: UInt32 = 0
+                guard dbus_connection_send(raw, message.raw, &serial) != 0 else {
+                    continuation.resume(returning: .failure(DBusError(.outOfMemory, "send failed", context: context)))
+                    continue
+                }
+                state.withLock { state in
+                    state.pending[serial] = PendingCall(id: id, deadline: deadline, context: context, continuation: continuation)
+                    state.serialByCall[id] = serial
+                }
+            }
+        }
+    }
+
+    private func pollTimeoutMilliseconds() -> Int32 {
+        let earliest = state.withLock { state in state.pending.values.lazy.map(\.deadline).min() }
+        guard let earliest else { return 1000 }
+        let remaining = ContinuousClock.now.duration(to: earliest)
+        if remaining <= .zero { return 0 }
+        let ms = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
+        return Int32(min(ms, 1000))
+    }
+
+    private func expireCalls() {
+        let now = ContinuousClock.now
+        let expired = state.withLock { state -> [PendingCall] in
+            guard state.pending.values.contains(where: { $0.deadline <= now }) else { return [] }
+            var out: [PendingCall] = []
+            for (serial, call) in state.pending where call.deadline <= now {
+                state.pending.removeValue(forKey: serial)
+                state.serialByCall.removeValue(forKey: call.id)
+                out.append(call)
+            }
+            return out
+        }
+        for call in expired {
+            call.continuation.resume(returning: .failure(DBusError(.timeout, "no reply within the call's timeout", context: call.context)))
+        }
+    }
+
+    private func shutDown() {
+        let (pending, outgoing, streams) = state.withLock { state -> ([PendingCall], [Outgoing], [AsyncStream<DBusMessage>.Continuation]) in
+            state.closed = true
+            let pending = Array(state.pending.values)
+            state.pending.removeAll()
+            let outgoing = state.outgoing
+            state.outgoing.removeAll()
+            let streams = state.subscriptions.values.map(\.continuation)
+            state.subscriptions.removeAll()
+            state.methodCallHandler = nil
+            return (pending, outgoing, streams)
+        }
+        dbus_connection_flush(raw)
+        dbus_connection_close(raw)
+        for call in pending {
+            call.continuation.resume(returning: .failure(DBusError(.disconnected, "connection closed", context: call.context)))
+        }
+        for case .call(_, _, _, let context, let continuation) in outgoing {
+            continuation.resume(returning: .failure(DBusError(.disconnected, "connection closed", context: context)))
+        }
+        for stream in streams { stream.finish() }
+    }
+
+    /// Called on the I/O thread for every incoming message.
+    fileprivate func handle(_ pointer: OpaquePointer) -> Bool {
+        let message: DBusMessage
+        do {
+            message = try DBusMessagePointer.decodeBorrowed(pointer)
+        } catch {
+            return false
+        }
+        switch message.kind {
+        case .methodReturn, .error:
+            let pending = state.withLock { state -> PendingCall? in
+                guard let call = state.pending.removeValue(forKey: message.replySerial) else { return nil }
+                state.serialByCall.removeValue(forKey: call.id)
+                return call
+            }
+            guard let pending else { return false }
+            pending.continuation.resume(returning: .success(message))
+            return true
+        case .signal:
+            deliver(signal: message)
+            return false
+        case .methodCall:
+            let handler = state.withLock { $0.methodCallHandler }
+            if let handler {
+                handler(message)
+            } else {
+                reply(to: message, error: DBusError(.remote, name: "org.freedesktop.DBus.Error.UnknownObject",
+                                                    "no object at \(message.path ?? "?")"))
+            }
+            return true
+        }
+    }
+}
+
+/// The libdbus filter: a plain C function whose context is the unretained connection.
+private func dbusConnectionFilter(_ connection: OpaquePointer?, _ message: OpaquePointer?, _ context: UnsafeMutableRawPointer?) -> DBusHandlerResult {
+    guard let message, let context else { return DBUS_HANDLER_RESULT_NOT_YET_HANDLED }
+    let owner = Unmanaged<DBusConnection>.fromOpaque(context).takeUnretainedValue()
+    return owner.handle(message) ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
+}
+
+extension DBusMessagePointer {
+    /// Decodes a message libdbus lends to the filter, taking a reference for the duration.
+    static func decodeBorrowed(_ pointer: OpaquePointer) throws(DBusError) -> DBusMessage {
+        let owned = DBusMessagePointer(owning: dbus_message_ref(pointer))
+        return try owned.decode()
+    }
+}

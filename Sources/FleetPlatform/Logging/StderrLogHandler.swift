@@ -1,0 +1,39 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Human-readable log lines on stderr: `2026-12-01T08:00:00Z info fleetd: connected [device=… adapter=hci0]`.
+/// Used when not running under systemd (or when asked).
+public struct StderrLogHandler: LogHandler {
+    public init() {}
+
+    public func log(_ record: LogRecord) {
+        var line = "\(Self.timestamp()) \(record.level) \(record.label): \(record.message)"
+        if !record.metadata.isEmpty {
+            line += " [" + record.metadata.keys.sorted().map { "\($0)=\(record.metadata[$0]!)" }.joined(separator: " ") + "]"
+        }
+        line += "\n"
+        // One write(2) per line, so lines from several threads never interleave.
+        var bytes = Array(line.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBufferPointer { write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if n <= 0 { if errno == EINTR { continue } else { break } }
+            offset += n
+        }
+    }
+
+    static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var seconds = now.tv_sec
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ v: Int32, _ width: Int = 2) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, width - s.count)) + s
+        }
+        let millis = pad(Int32(now.tv_nsec / 1_000_000), 3)
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday))T\(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec)).\(millis)Z"
+    }
+}

@@ -1,0 +1,225 @@
+import FleetPlatform
+import FleetTestKit
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A Swift server object and a Swift client on a private dbus-daemon.
+@Suite("D-Bus layer on a private bus")
+struct DBusRoundTripTests {
+    let bus: PrivateBus
+    let server: DBusConnection
+    let client: DBusConnection
+    let tree: DBusObjectTree
+
+    init() async throws {
+        bus = try PrivateBus()
+        server = try DBusConnection(address: bus.address)
+        client = try DBusConnection(address: bus.address)
+        tree = DBusObjectTree(connection: server)
+        try await server.requestName("io.fleetd.Test")
+        let echo = DBusInterfaceSpec(name: "io.fleetd.Test.Echo", methods: [
+            "Echo": DBusMethod(in: "v", out: "v", immediate: { call in call.arguments }),
+            "EchoAll": DBusMethod(in: nil, immediate: { call in call.arguments }),
+            "Fail": DBusMethod { _ in throw DBusError.remote(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local") },
+            "Never": DBusMethod { _ in try await Task.sleep(for: .seconds(3600)); return [] },
+            "Lie": DBusMethod(out: "s", immediate: { _ in [.uint32(7)] }),
+            "Burst": DBusMethod(in: "u") { [server] call in
+                guard case .uint32(let n) = call.arguments[0] else { return [] }
+                for i in 0..<n {
+                    try server.emitSignal(path: "/io/fleetd/Test", interface: "io.fleetd.Test.Echo", member: "Tick", arguments: [.uint32(i)])
+                }
+                return []
+            },
+        ])
+        try tree.add(path: "/io/fleetd/Test", interfaces: [(echo, ["Count": .uint32(1)])])
+    }
+
+    func call(_ member: String, _ args: [DBusValue], timeout: Duration = .seconds(5)) async throws(DBusError) -> DBusMessage {
+        try await client.call(destination: "io.fleetd.Test", path: "/io/fleetd/Test", interface: "io.fleetd.Test.Echo",
+                              member: member, arguments: args, timeout: timeout)
+    }
+
+    static let samples: [DBusValue] = [
+        .byte(0xfe), .boolean(true), .boolean(false), .int16(-12345), .uint16(65535), .int32(-7), .uint32(4_000_000_000),
+        .int64(Int64.min), .uint64(UInt64.max), .double(-1.5), .string("héllo ✓"), .string(""),
+        .objectPath("/org/bluez/hci0/dev_AA_BB_CC_DD_EE_FF"), .signature("a{oa{sa{sv}}}"),
+        .bytes([0, 1, 2, 255]), .bytes([]),
+        .strings(["a", "b"]), .strings([]),
+        .objectPaths(["/a", "/b/c"]), .objectPaths([]),
+        .vardict(["RSSI": .int16(-60), "Name": .string("HR"), "Nested": .variant(.variant(.uint32(3)))]),
+        .vardict([:]),
+        .dictionary(key: .uint16, value: .variant, [DBusDictEntry(.uint16(0x0059), .variant(.bytes([1, 2, 3])))]),
+        .dictionary(key: .uint16, value: .variant, []),
+        .dictionary(key: .objectPath, value: .dictionary(key: .string, value: .dictionary(key: .string, value: .variant)), [
+            DBusDictEntry(.objectPath("/org/bluez/hci0"), .dictionary(key: .string, value: .dictionary(key: .string, value: .variant), [
+                DBusDictEntry(.string("org.bluez.Adapter1"), .vardict(["Powered": .boolean(true), "UUIDs": .strings([])])),
+                DBusDictEntry(.string("org.bluez.Empty1"), .vardict([:])),
+            ])),
+        ]),
+        .dictionary(key: .objectPath, value: .dictionary(key: .string, value: .dictionary(key: .string, value: .variant)), []),
+        .variant(.bytes([9])),
+        .structure([.string("x"), .int32(1), .array(.array(.byte), [.bytes([1]), .bytes([])])]),
+        .array(.dictionary(key: .string, value: .variant), [.vardict([:]), .vardict(["k": .boolean(true)])]),
+        .array(.variant, []),
+    ]
+
+    @Test("every BlueZ signature survives a round trip", arguments: 0..<samples.count)
+    func roundTrip(index: Int) async throws {
+        let value = Self.samples[index]
+        let reply = try await call("EchoAll", [value])
+        #expect(reply.signature == value.type.description)
+        #expect(reply.body == [value])
+        let wrapped = try await call("Echo", [.variant(value)])
+        #expect(wrapped.body == [.variant(value)])
+    }
+
+    @Test("a unix fd passes through and arrives as a new descriptor")
+    func unixFD() async throws {
+        var fds: [Int32] = [-1, -1]
+        #expect(pipe(&fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        let reply = try await call("EchoAll", [.unixFD(fds[1])])
+        guard case .unixFD(let received)? = reply.body.first else { Issue.record("no fd in \(reply.body)"); return }
+        #expect(received >= 0 && received != fds[1])
+        var byte: UInt8 = 42
+        #expect(write(received, &byte, 1) == 1)
+        close(received)
+        var got: UInt8 = 0
+        #expect(read(fds[0], &got, 1) == 1 && got == 42)
+    }
+
+    @Test("an error reply reaches the caller with its name and message")
+    func errorReply() async throws {
+        do {
+            _ = try await call("Fail", [])
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.code == .remote)
+            #expect(error.name == "org.bluez.Error.Failed")
+            #expect(error.message == "le-connection-abort-by-local")
+            #expect(error.description.contains("org.bluez.Error.Failed: le-connection-abort-by-local"))
+        }
+    }
+
+    @Test("a call to a missing service fails fast with ServiceUnknown")
+    func serviceUnknown() async throws {
+        let start = ContinuousClock.now
+        do {
+            _ = try await client.call(destination: "org.bluez", path: "/", interface: "org.freedesktop.DBus.ObjectManager",
+                                      member: "GetManagedObjects", timeout: .seconds(20))
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.name == "org.freedesktop.DBus.Error.ServiceUnknown")
+        }
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+
+    @Test("a call with no reply fails with a timeout error after its timeout")
+    func timeout() async throws {
+        let start = ContinuousClock.now
+        do {
+            _ = try await call("Never", [], timeout: .milliseconds(200))
+            Issue.record("expected a timeout")
+        } catch {
+            #expect(error.code == .timeout)
+        }
+        #expect(ContinuousClock.now - start >= .milliseconds(200))
+        // The connection still works afterwards.
+        #expect(try await call("EchoAll", [.byte(1)]).body == [.byte(1)])
+    }
+
+    @Test("a reply with an unexpected signature is a thrown error, not a misread")
+    func unexpectedSignature() async throws {
+        do {
+            _ = try await client.call(destination: "io.fleetd.Test", path: "/io/fleetd/Test", interface: "io.fleetd.Test.Echo",
+                                      member: "Lie", expecting: "s")
+            Issue.record("expected a signature error")
+        } catch {
+            #expect(error.code == .unexpectedSignature)
+            #expect(error.message.contains("expected signature 's', got 'u'"))
+        }
+    }
+
+    @Test("unknown objects, methods and wrong argument types are error replies")
+    func unknowns() async throws {
+        await #expect(throws: DBusError.self) { _ = try await self.call("Nope", []) }
+        do {
+            _ = try await client.call(destination: "io.fleetd.Test", path: "/nowhere", interface: "io.fleetd.Test.Echo", member: "Echo")
+        } catch { #expect(error.name == "org.freedesktop.DBus.Error.UnknownObject") }
+        do {
+            _ = try await call("Echo", [.string("not a variant")])
+        } catch { #expect(error.name == "org.freedesktop.DBus.Error.InvalidArgs") }
+    }
+
+    @Test("invalid names and mistyped values are errors, never a crash")
+    func invalidInput() async throws {
+        await #expect(throws: DBusError.self) {
+            _ = try await self.client.call(destination: "io.fleetd.Test", path: "not/a/path", interface: "x.y", member: "M")
+        }
+        await #expect(throws: DBusError.self) {
+            _ = try await self.call("EchoAll", [.array(.string, [.uint32(1)])])
+        }
+        await #expect(throws: DBusError.self) {
+            _ = try await self.call("EchoAll", [.objectPath("bad path")])
+        }
+        #expect(throws: DBusError.self) { try DBusType.parse("a{vs}") }
+        #expect(throws: DBusError.self) { try DBusType.parse("(") }
+        #expect(try DBusType.parse("a{oa{sa{sv}}}").description == "a{oa{sa{sv}}}")
+    }
+
+    @Test("10 000 signals emitted are 10 000 received, in order")
+    func signalFlood() async throws {
+        let stream = try await client.signals(matching: DBusMatchRule(sender: "io.fleetd.Test", interface: "io.fleetd.Test.Echo", member: "Tick"))
+        _ = try await call("Burst", [.uint32(10_000)], timeout: .seconds(30))
+        var expected: UInt32 = 0
+        for await signal in stream {
+            guard case .uint32(let i)? = signal.body.first else { break }
+            #expect(i == expected)
+            expected += 1
+            if expected == 10_000 { break }
+        }
+        #expect(expected == 10_000)
+    }
+
+    @Test("Properties and ObjectManager are served and changes are signalled")
+    func propertiesAndObjectManager() async throws {
+        let changes = try await client.signals(matching: .propertiesChanged(sender: "io.fleetd.Test"))
+        let added = try await client.signals(matching: DBusMatchRule(sender: "io.fleetd.Test", member: "InterfacesAdded"))
+        let get = try await client.call(destination: "io.fleetd.Test", path: "/io/fleetd/Test", interface: "org.freedesktop.DBus.Properties",
+                                        member: "Get", arguments: [.string("io.fleetd.Test.Echo"), .string("Count")], expecting: "v")
+        #expect(get == [.variant(.uint32(1))])
+        tree.update(path: "/io/fleetd/Test", interface: "io.fleetd.Test.Echo", ["Count": .uint32(2)])
+        var iterator = changes.makeAsyncIterator()
+        let change = await iterator.next()
+        #expect(change?.body == [.string("io.fleetd.Test.Echo"), .vardict(["Count": .uint32(2)]), .strings([])])
+        let spec = DBusInterfaceSpec(name: "io.fleetd.Test.Child")
+        try tree.add(path: "/io/fleetd/Test/child", interfaces: [(spec, ["Name": .string("c")])])
+        var addedIterator = added.makeAsyncIterator()
+        let addedSignal = await addedIterator.next()
+        #expect(addedSignal?.body.first == .objectPath("/io/fleetd/Test/child"))
+        let objects = try await client.call(destination: "io.fleetd.Test", path: "/", interface: "org.freedesktop.DBus.ObjectManager",
+                                            member: "GetManagedObjects", expecting: "a{oa{sa{sv}}}")
+        let paths = objects[0].dictEntries?.compactMap { $0.key.string } ?? []
+        #expect(paths == ["/io/fleetd/Test", "/io/fleetd/Test/child"])
+        let readOnly = await #expect(throws: DBusError.self) {
+            _ = try await self.client.call(destination: "io.fleetd.Test", path: "/io/fleetd/Test", interface: "org.freedesktop.DBus.Properties",
+                                           member: "Set", arguments: [.string("io.fleetd.Test.Echo"), .string("Count"), .variant(.uint32(9))])
+        }
+        #expect(readOnly?.name == "org.freedesktop.DBus.Error.PropertyReadOnly")
+    }
+
+    @Test("a signal stream follows a well-known name to its owner")
+    func followsOwner() async throws {
+        let stream = try await client.signals(matching: DBusMatchRule(sender: "io.fleetd.Test", member: "Tick"))
+        // A third connection emitting the same signal must not be delivered: it does not own the name.
+        let other = try DBusConnection(address: bus.address)
+        try other.emitSignal(path: "/io/fleetd/Test", interface: "io.fleetd.Test.Echo", member: "Tick", arguments: [.uint32(999)])
+        _ = try await call("Burst", [.uint32(1)])
+        var iterator = stream.makeAsyncIterator()
+        let first = await iterator.next()
+        #expect(first?.body == [.uint32(0)])
+        other.close()
+    }
+}

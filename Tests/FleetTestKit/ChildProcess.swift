@@ -1,0 +1,141 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A child process started with posix_spawn and a cleared signal mask.
+///
+/// Foundation's Process leaves SIGTERM blocked in children started from async code (swift-corelibs-foundation
+/// #4772), so they could never be stopped; this spawns them with default dispositions and an empty mask.
+public final class ChildProcess: @unchecked Sendable {
+    public let pid: pid_t
+    public let executable: String
+    private var reaped: Int32?
+    private let lock = NSLock()
+
+    /// Starts `executable` (a path, or a name looked up on PATH). Output goes to the given files (or
+    /// /dev/null); stdin is /dev/null. `extraFD` is dup'ed to fd 3 in the child.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                stdout stdoutPath: String? = nil, stderr stderrPath: String? = nil, fd3 extraFD: Int32? = nil) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        if let extraFD { posix_spawn_file_actions_adddup2(&actions, extraFD, 3) }
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let env = environment ?? ProcessInfo.processInfo.environment
+        let argv = [executable] + arguments
+        let cArgs = argv.map { strdup($0) } + [nil]
+        let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            cArgs.forEach { free($0) }
+            cEnv.forEach { free($0) }
+        }
+        var child: pid_t = 0
+        let rc = executable.contains("/")
+            ? posix_spawn(&child, executable, &actions, &attributes, cArgs, cEnv)
+            : posix_spawnp(&child, executable, &actions, &attributes, cArgs, cEnv)
+        guard rc == 0 else { throw TestKitError("cannot start \(executable): \(String(cString: strerror(rc)))") }
+        pid = child
+        self.executable = executable
+    }
+
+    deinit { _ = try? kill(signal: SIGKILL) }
+
+    /// Sends a signal; the exit status is collected by `wait`.
+    public func kill(signal: Int32 = SIGTERM) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard reaped == nil else { return }
+        _ = Glibc.kill(pid, signal)
+        if signal == SIGKILL {
+            var status: Int32 = 0
+            if waitpid(pid, &status, 0) == pid { reaped = status }
+        }
+    }
+
+    /// Waits for the child to exit and returns its exit code (128+signal when killed by one).
+    @discardableResult
+    public func wait() -> Int32 {
+        lock.lock()
+        defer { lock.unlock() }
+        if let reaped { return Self.code(reaped) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        reaped = status
+        return Self.code(status)
+    }
+
+    /// Waits up to `timeout`; nil if it is still running (then it is left alone).
+    public func wait(timeout: Duration) -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            lock.lock()
+            if let reaped { lock.unlock(); return Self.code(reaped) }
+            var status: Int32 = 0
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid { reaped = status; lock.unlock(); return Self.code(status) }
+            lock.unlock()
+            // Process exit has no pollable event here without pidfd; 5 ms granularity bounded by the deadline.
+            usleep(5_000)
+        }
+        return nil
+    }
+
+    public var isRunning: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if reaped != nil { return false }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid { reaped = status; return false }
+        return true
+    }
+
+    static func code(_ status: Int32) -> Int32 {
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    }
+
+    /// Runs a command to completion, returning its exit code and output (stdout then stderr files).
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                           timeout: Duration = .seconds(60)) throws -> (code: Int32, stdout: String, stderr: String) {
+        let dir = try TemporaryDirectory(prefix: "fleet-run")
+        let out = dir.path + "/stdout", err = dir.path + "/stderr"
+        let child = try ChildProcess(executable, arguments, environment: environment, stdout: out, stderr: err)
+        guard let code = child.wait(timeout: timeout) else {
+            try child.kill(signal: SIGKILL)
+            throw TestKitError("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
+        }
+        return (code, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "", (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+    }
+}
+
+/// A test-infrastructure failure, with what went wrong.
+public struct TestKitError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A fresh directory under /tmp, removed on deinit.
+public final class TemporaryDirectory: @unchecked Sendable {
+    public let path: String
+    public init(prefix: String) throws {
+        var template = Array("/tmp/\(prefix).XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw TestKitError("mkdtemp failed") }
+        path = String(cString: made)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
