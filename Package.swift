@@ -32,7 +32,7 @@ let package = Package(
         .executableTarget(name: "fleetctl", dependencies: ["FleetControl"]),
         .executableTarget(name: "bluez-sim", dependencies: ["BlueZSimulator", "FleetPlatform"]),
 
-        .executableTarget(name: "DBusBench", dependencies: ["FleetPlatform", "CDBus"], path: "Benchmarks/DBusBench"),
+        .executableTarget(name: "DBusBench", dependencies: ["FleetPlatform", "FleetTestKit", "CDBus"], path: "Benchmarks/DBusBench"),
         .executableTarget(name: "IdentityBench", dependencies: ["Identity", "COpenSSL"], path: "Benchmarks/IdentityBench"),
         .executableTarget(name: "PolicyBench", dependencies: ["Policy"], path: "Benchmarks/PolicyBench"),
 

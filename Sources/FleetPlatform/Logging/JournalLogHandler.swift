@@ -23,7 +23,13 @@ public struct JournalLogHandler: LogHandler {
         for key in record.metadata.keys.sorted() {
             fields.append("\(JournalField.name(forMetadataKey: key))=\(record.metadata[key]!)")
         }
-        _ = Self.send(fields)
+        let result = Self.send(fields)
+        if result < 0 {
+            // journald refused the entry (e.g. a stale socket): the record still goes somewhere visible.
+            StderrLogHandler().log(LogRecord(level: record.level, message: "\(record.message) (journald unavailable: error \(-result))",
+                                             messageID: record.messageID, metadata: record.metadata, label: record.label,
+                                             file: record.file, line: record.line, function: record.function))
+        }
     }
 
     /// Sends raw `FIELD=value` entries; returns sd_journal_sendv's result (0 also when nobody listens).

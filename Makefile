@@ -1,0 +1,54 @@
+# fleetd — build, test, demo and benchmarks. Every target works as root on a fresh Debian 12 with the
+# Swift toolchain on PATH; `deps` installs what is missing.
+SHELL := /bin/bash
+PREFIX ?= /usr/local
+DESTDIR ?=
+SWIFT ?= swift
+SWIFT_FLAGS ?=
+
+DEBIAN_PACKAGES := libdbus-1-dev libsystemd-dev libssl-dev dbus-daemon dbus bluez bluez-test-tools \
+	bluez-test-scripts python3-dbus python3-venv python3-pip systemd util-linux procps
+
+.PHONY: all deps build release test test-unit test-bluez demo bench install clean
+
+all: build
+
+## deps: apt-get install the Debian packages the build, tests and demo need (only those missing).
+deps:
+	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "deps: installing $$missing"; \
+		if [ "$$(id -u)" != 0 ]; then echo "deps: need root to apt-get install $$missing" >&2; exit 1; fi; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "deps: all Debian packages present"; fi
+
+build: deps
+	$(SWIFT) build $(SWIFT_FLAGS)
+
+release: deps
+	$(SWIFT) build -c release $(SWIFT_FLAGS)
+
+## test: the whole suite (unit, private-bus, journald, simulator scenarios, deploy checks; real BlueZ in a
+## guest when ../shared/bluez-vm/run exists and FLEET_SKIP_BLUEZ is unset).
+test: deps
+	@scripts/run-tests
+
+test-unit: deps
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	$(SWIFT) test --skip-build $(SWIFT_FLAGS)
+
+test-bluez: deps
+	@scripts/test-bluez
+
+demo: deps
+	@scripts/demo
+
+bench: deps
+	$(SWIFT) build -c release $(SWIFT_FLAGS)
+	@scripts/bench
+
+install: release
+	@scripts/install "$(DESTDIR)" "$(PREFIX)"
+
+clean:
+	rm -rf .build
