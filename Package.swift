@@ -28,18 +28,20 @@ let package = Package(
         .target(name: "FleetControl"),
         .target(name: "FleetTestKit", dependencies: ["FleetPlatform"], path: "Tests/FleetTestKit"),
 
-        .executableTarget(name: "fleetd", dependencies: ["FleetManager", "FleetPlatform"]),
+        .executableTarget(name: "fleetd", dependencies: ["FleetManager", "FleetPlatform", "FleetControl"]),
         .executableTarget(name: "fleetctl", dependencies: ["FleetControl"]),
         .executableTarget(name: "bluez-sim", dependencies: ["BlueZSimulator", "FleetPlatform"]),
 
         .executableTarget(name: "DBusBench", dependencies: ["FleetPlatform", "FleetTestKit", "CDBus"], path: "Benchmarks/DBusBench"),
         .executableTarget(name: "IdentityBench", dependencies: ["Identity", "COpenSSL"], path: "Benchmarks/IdentityBench"),
         .executableTarget(name: "PolicyBench", dependencies: ["Policy"], path: "Benchmarks/PolicyBench"),
+        .executableTarget(name: "ControlBench", dependencies: ["FleetControl"], path: "Benchmarks/ControlBench"),
+        .executableTarget(name: "SimulatorBench", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"], path: "Benchmarks/SimulatorBench"),
 
         .testTarget(name: "FleetPlatformTests", dependencies: ["FleetPlatform", "FleetTestKit"]),
         .testTarget(name: "IdentityTests", dependencies: ["Identity"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy"]),
-        .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "FleetTestKit"]),
+        .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "FleetTestKit", "FleetControl", "Identity", "Policy"]),
         .testTarget(name: "FleetControlTests", dependencies: ["FleetControl"]),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"]),
     ],

@@ -1,0 +1,214 @@
+/// Why a byte sequence is not a JSON document, and where the parser gave up.
+public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Byte offset of the problem in the input.
+    public let offset: Int
+    /// What was wrong, for a human.
+    public let reason: String
+
+    public var description: String { "invalid JSON at byte \(offset): \(reason)" }
+}
+
+extension JSONValue {
+    /// Nesting deeper than this is refused so a hostile frame cannot exhaust the stack.
+    public static let maximumDepth = 64
+
+    /// Parses one complete JSON document (RFC 8259) from UTF-8 bytes; trailing non-whitespace is an error.
+    public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(JSONParseError) -> JSONValue {
+        var parser = JSONParser(bytes: Array(bytes))
+        let value = try parser.parseValue(depth: 0)
+        parser.skipWhitespace()
+        guard parser.index == parser.bytes.count else { throw parser.failure("unexpected trailing data") }
+        return value
+    }
+
+    /// Parses one JSON document from a string.
+    public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+}
+
+/// A recursive-descent reader over a byte array; separate from `JSONValue` so its cursor state stays private.
+private struct JSONParser {
+    let bytes: [UInt8]
+    var index = 0
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    func failure(_ reason: String) -> JSONParseError { JSONParseError(offset: index, reason: reason) }
+
+    mutating func skipWhitespace() {
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    }
+
+    mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard depth < JSONValue.maximumDepth else { throw failure("nesting deeper than \(JSONValue.maximumDepth)") }
+        skipWhitespace()
+        guard index < bytes.count else { throw failure("unexpected end of input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject(depth: depth)
+        case UInt8(ascii: "["): return try parseArray(depth: depth)
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw failure("unexpected character")
+        }
+    }
+
+    mutating func expectLiteral(_ literal: String) throws(JSONParseError) {
+        for expected in literal.utf8 {
+            guard index < bytes.count, bytes[index] == expected else { throw failure("invalid literal") }
+            index += 1
+        }
+    }
+
+    mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
+        index += 1
+        var members: [String: JSONValue] = [:]
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+        while true {
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a member name") }
+            let key = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':'") }
+            index += 1
+            members[key] = try parseValue(depth: depth + 1)
+            skipWhitespace()
+            guard index < bytes.count else { throw failure("unterminated object") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+            throw failure("expected ',' or '}'")
+        }
+    }
+
+    mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
+        while true {
+            elements.append(try parseValue(depth: depth + 1))
+            skipWhitespace()
+            guard index < bytes.count else { throw failure("unterminated array") }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
+            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
+            throw failure("expected ',' or ']'")
+        }
+    }
+
+    mutating func parseString() throws(JSONParseError) -> String {
+        index += 1
+        var scalars = String.UnicodeScalarView()
+        var runStart = index
+        func flush(_ run: ArraySlice<UInt8>) throws(JSONParseError) {
+            guard !run.isEmpty else { return }
+            guard let text = String(validating: run, as: UTF8.self) else {
+                throw JSONParseError(offset: run.startIndex, reason: "invalid UTF-8 in string")
+            }
+            scalars.append(contentsOf: text.unicodeScalars)
+        }
+        while true {
+            guard index < bytes.count else { throw failure("unterminated string") }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                try flush(bytes[runStart..<index])
+                index += 1
+                return String(scalars)
+            }
+            if byte < 0x20 { throw failure("control character in string") }
+            if byte == UInt8(ascii: "\\") {
+                try flush(bytes[runStart..<index])
+                index += 1
+                scalars.append(try parseEscape())
+                runStart = index
+                continue
+            }
+            index += 1
+        }
+    }
+
+    mutating func parseEscape() throws(JSONParseError) -> Unicode.Scalar {
+        guard index < bytes.count else { throw failure("unterminated escape") }
+        let byte = bytes[index]
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""): return "\""
+        case UInt8(ascii: "\\"): return "\\"
+        case UInt8(ascii: "/"): return "/"
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
+        case UInt8(ascii: "u"):
+            let first = try parseHex4()
+            if (0xD800...0xDBFF).contains(first) {
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw failure("unpaired surrogate")
+                }
+                index += 2
+                let second = try parseHex4()
+                guard (0xDC00...0xDFFF).contains(second) else { throw failure("invalid low surrogate") }
+                let combined = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+                guard let scalar = Unicode.Scalar(combined) else { throw failure("invalid code point") }
+                return scalar
+            }
+            guard let scalar = Unicode.Scalar(first) else { throw failure("unpaired surrogate") }
+            return scalar
+        default:
+            throw failure("invalid escape")
+        }
+    }
+
+    mutating func parseHex4() throws(JSONParseError) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard index < bytes.count, let digit = hexDigitValue(bytes[index]) else { throw failure("invalid \\u escape") }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+
+    mutating func parseNumber() throws(JSONParseError) -> Double {
+        let start = index
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw failure("invalid number") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw failure("invalid fraction") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw failure("invalid exponent") }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard let number = Double(text), number.isFinite else {
+            throw JSONParseError(offset: start, reason: "number out of range")
+        }
+        return number
+    }
+
+    func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+}
+
+/// The value of one hexadecimal digit, shared by JSON escapes and characteristic values.
+func hexDigitValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+    default: return nil
+    }
+}

@@ -1,0 +1,41 @@
+import FleetPlatform
+
+/// A change in bluetoothd's object tree, in the order bluetoothd sent it.
+public enum BlueZEvent: Sendable {
+    case interfacesAdded(path: String, interfaces: [String: [String: DBusValue]])
+    case interfacesRemoved(path: String, interfaces: [String])
+    case propertiesChanged(path: String, interface: String, changed: [String: DBusValue], invalidated: [String])
+    /// bluetoothd left the bus (stopped or crashed): every object is gone.
+    case serviceLost
+    /// bluetoothd (re)appeared on the bus: the tree must be read again.
+    case serviceAppeared
+    /// A signal whose body did not have BlueZ's documented shape.
+    case malformed(String)
+
+    /// Classifies one signal from org.bluez.
+    static func from(_ message: DBusMessage) -> BlueZEvent? {
+        switch (message.interface, message.member) {
+        case (BlueZName.objectManager, "InterfacesAdded"):
+            guard message.signature == "oa{sa{sv}}", case .objectPath(let path) = message.body[0],
+                  let ifaces = message.body[1].stringKeyed else {
+                return .malformed("InterfacesAdded with signature '\(message.signature)'")
+            }
+            var interfaces: [String: [String: DBusValue]] = [:]
+            for (name, props) in ifaces { interfaces[name] = props.stringKeyed ?? [:] }
+            return .interfacesAdded(path: path, interfaces: interfaces)
+        case (BlueZName.objectManager, "InterfacesRemoved"):
+            guard message.signature == "oas", case .objectPath(let path) = message.body[0], let names = message.body[1].stringArray else {
+                return .malformed("InterfacesRemoved with signature '\(message.signature)'")
+            }
+            return .interfacesRemoved(path: path, interfaces: names)
+        case (BlueZName.properties, "PropertiesChanged"):
+            guard message.signature == "sa{sv}as", case .string(let iface) = message.body[0],
+                  let changed = message.body[1].stringKeyed, let invalidated = message.body[2].stringArray, let path = message.path else {
+                return .malformed("PropertiesChanged with signature '\(message.signature)' on \(message.path ?? "?")")
+            }
+            return .propertiesChanged(path: path, interface: iface, changed: changed.mapValues(\.unwrapped), invalidated: invalidated)
+        default:
+            return nil
+        }
+    }
+}

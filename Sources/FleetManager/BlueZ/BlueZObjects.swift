@@ -1,0 +1,176 @@
+import FleetPlatform
+
+/// BlueZ's D-Bus names (the API of bluetoothd 5.66, doc/*-api.txt).
+enum BlueZName {
+    static let service = "org.bluez"
+    static let adapter = "org.bluez.Adapter1"
+    static let device = "org.bluez.Device1"
+    static let gattService = "org.bluez.GattService1"
+    static let characteristic = "org.bluez.GattCharacteristic1"
+    static let properties = "org.freedesktop.DBus.Properties"
+    static let objectManager = "org.freedesktop.DBus.ObjectManager"
+}
+
+/// An adapter (`/org/bluez/hciN`) as read from its Adapter1 properties.
+public struct AdapterObject: Sendable, Hashable {
+    public var path: String
+    public var address: String
+    public var powered: Bool
+    public var discovering: Bool
+    /// `hci0` for `/org/bluez/hci0`.
+    public var name: String { String(path.split(separator: "/").last ?? "") }
+}
+
+/// A Device1 object: one address as BlueZ sees it under one adapter.
+public struct DeviceObject: Sendable, Hashable {
+    public var path: String
+    public var adapter: String
+    public var address: String
+    public var addressType: String
+    public var name: String?
+    public var alias: String?
+    public var rssi: Int?
+    /// Company ID → the bytes after it, as BlueZ's a{qv} ManufacturerData.
+    public var manufacturerData: [UInt16: [UInt8]]
+    /// Service UUID → bytes, as BlueZ's a{sv} ServiceData.
+    public var serviceData: [String: [UInt8]]
+    public var uuids: [String]
+    public var connected: Bool
+    public var servicesResolved: Bool
+    public var paired: Bool
+    public var bonded: Bool
+}
+
+/// A GattCharacteristic1 object under a device.
+public struct CharacteristicObject: Sendable, Hashable {
+    public var path: String
+    public var uuid: String
+    public var device: String
+    public var flags: [String]
+    public var notifying: Bool
+    public var mtu: Int?
+}
+
+/// A property BlueZ sent with a type other than the documented one; reported, never trapped on.
+public struct MalformedProperty: Sendable, Hashable, CustomStringConvertible {
+    public var path: String
+    public var interface: String
+    public var property: String
+    public var got: String
+    public var description: String { "\(interface).\(property) on \(path) has type '\(got)', not the documented one" }
+}
+
+/// Reading BlueZ property dictionaries into typed objects. Missing optional properties are nil; a property
+/// with the wrong type is skipped and reported through `problems`.
+struct BlueZPropertyReader {
+    let path: String
+    let interface: String
+    let properties: [String: DBusValue]
+    var problems: [MalformedProperty] = []
+
+    mutating func string(_ key: String) -> String? { read(key) { $0.string } }
+    mutating func bool(_ key: String) -> Bool? { read(key) { $0.bool } }
+    mutating func int(_ key: String) -> Int? { read(key) { $0.integer.map(Int.init) } }
+    mutating func strings(_ key: String) -> [String]? { read(key) { $0.stringArray } }
+    mutating func bytes(_ key: String) -> [UInt8]? { read(key) { $0.bytes } }
+
+    mutating func manufacturerData(_ key: String) -> [UInt16: [UInt8]]? {
+        read(key) { value in
+            guard let dict = value.uint16Keyed else { return nil }
+            var out: [UInt16: [UInt8]] = [:]
+            for (company, bytes) in dict {
+                guard let b = bytes.bytes else { return nil }
+                out[company] = b
+            }
+            return out
+        }
+    }
+
+    mutating func serviceData(_ key: String) -> [String: [UInt8]]? {
+        read(key) { value in
+            guard let dict = value.stringKeyed else { return nil }
+            var out: [String: [UInt8]] = [:]
+            for (uuid, bytes) in dict {
+                guard let b = bytes.bytes else { return nil }
+                out[uuid.lowercased()] = b
+            }
+            return out
+        }
+    }
+
+    private mutating func read<T>(_ key: String, _ convert: (DBusValue) -> T?) -> T? {
+        guard let raw = properties[key] else { return nil }
+        if let value = convert(raw.unwrapped) { return value }
+        problems.append(MalformedProperty(path: path, interface: interface, property: key, got: raw.unwrapped.type.description))
+        return nil
+    }
+}
+
+extension AdapterObject {
+    static func read(path: String, _ properties: [String: DBusValue], problems: inout [MalformedProperty]) -> AdapterObject {
+        var r = BlueZPropertyReader(path: path, interface: BlueZName.adapter, properties: properties)
+        let adapter = AdapterObject(path: path, address: r.string("Address") ?? "", powered: r.bool("Powered") ?? false,
+                                    discovering: r.bool("Discovering") ?? false)
+        problems += r.problems
+        return adapter
+    }
+
+    mutating func apply(_ changed: [String: DBusValue], problems: inout [MalformedProperty]) {
+        var r = BlueZPropertyReader(path: path, interface: BlueZName.adapter, properties: changed)
+        if let v = r.bool("Powered") { powered = v }
+        if let v = r.bool("Discovering") { discovering = v }
+        if let v = r.string("Address") { address = v }
+        problems += r.problems
+    }
+}
+
+extension DeviceObject {
+    static func read(path: String, _ properties: [String: DBusValue], problems: inout [MalformedProperty]) -> DeviceObject? {
+        var r = BlueZPropertyReader(path: path, interface: BlueZName.device, properties: properties)
+        defer { problems += r.problems }
+        guard let address = r.string("Address") else { return nil }
+        let adapter = r.string("Adapter") ?? path.split(separator: "/").dropLast().joined(separator: "/").prefixedSlash
+        return DeviceObject(
+            path: path, adapter: adapter, address: address, addressType: r.string("AddressType") ?? "public",
+            name: r.string("Name"), alias: r.string("Alias"), rssi: r.int("RSSI"),
+            manufacturerData: r.manufacturerData("ManufacturerData") ?? [:], serviceData: r.serviceData("ServiceData") ?? [:],
+            uuids: r.strings("UUIDs") ?? [], connected: r.bool("Connected") ?? false,
+            servicesResolved: r.bool("ServicesResolved") ?? false, paired: r.bool("Paired") ?? false,
+            bonded: r.bool("Bonded") ?? false)
+    }
+
+    mutating func apply(_ changed: [String: DBusValue], invalidated: [String], problems: inout [MalformedProperty]) {
+        var r = BlueZPropertyReader(path: path, interface: BlueZName.device, properties: changed)
+        if let v = r.string("Name") { name = v }
+        if let v = r.string("Alias") { alias = v }
+        if let v = r.int("RSSI") { rssi = v }
+        if let v = r.manufacturerData("ManufacturerData") { manufacturerData = v }
+        if let v = r.serviceData("ServiceData") { serviceData = v }
+        if let v = r.strings("UUIDs") { uuids = v }
+        if let v = r.bool("Connected") { connected = v }
+        if let v = r.bool("ServicesResolved") { servicesResolved = v }
+        if let v = r.bool("Paired") { paired = v }
+        if let v = r.bool("Bonded") { bonded = v }
+        if let v = r.string("Address") { address = v }
+        if let v = r.string("AddressType") { addressType = v }
+        if invalidated.contains("RSSI") { rssi = nil }
+        problems += r.problems
+    }
+}
+
+extension CharacteristicObject {
+    static func read(path: String, _ properties: [String: DBusValue], problems: inout [MalformedProperty]) -> CharacteristicObject? {
+        var r = BlueZPropertyReader(path: path, interface: BlueZName.characteristic, properties: properties)
+        defer { problems += r.problems }
+        guard let uuid = r.string("UUID") else { return nil }
+        // The device is the path prefix up to dev_XX (…/hci0/dev_XX/serviceNNNN/charNNNN).
+        let parts = path.split(separator: "/")
+        let device = "/" + parts.prefix(while: { !$0.hasPrefix("service") }).joined(separator: "/")
+        return CharacteristicObject(path: path, uuid: uuid.lowercased(), device: device, flags: r.strings("Flags") ?? [],
+                                    notifying: r.bool("Notifying") ?? false, mtu: r.int("MTU"))
+    }
+}
+
+extension String {
+    fileprivate var prefixedSlash: String { hasPrefix("/") ? self : "/" + self }
+}

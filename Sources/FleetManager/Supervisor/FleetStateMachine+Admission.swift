@@ -1,0 +1,95 @@
+import Policy
+
+/// Choosing the next connect: at most one in flight per adapter, admission (free slot, wait or evict)
+/// decided by each adapter's `SlotTable`, adapters chosen by free slot then RSSI.
+extension FleetStateMachine {
+    /// Starts every connect that may start now.
+    mutating func pump(now: Duration) -> [FleetAction] {
+        var actions: [FleetAction] = []
+        var busy = Set<String>()
+        // Highest class first, then the one that has waited longest, so critical devices are admitted first.
+        let candidates = devices.values
+            .filter { $0.isWanted && $0.phase == .discovered && !$0.sightings.isEmpty }
+            .sorted { ($0.policyClass, -($0.lastSeen ?? .zero).milliseconds, $0.id) > ($1.policyClass, -($1.lastSeen ?? .zero).milliseconds, $1.id) }
+        for candidate in candidates {
+            guard let (adapterPath, path) = chooseAdapter(for: candidate, excluding: busy) else { continue }
+            guard var adapter = adapters[adapterPath] else { continue }
+            let decision = adapter.slots.admit(device: candidate.id, policyClass: candidate.policyClass, now: now)
+            switch decision {
+            case .wait(let reason):
+                if reason.code == .connectInFlight { busy.insert(adapterPath) }
+                continue
+            case .evict(let victim, let reason):
+                actions += evict(victim: victim, admitting: candidate.id, reason: reason, now: now)
+                adapter = adapters[adapterPath] ?? adapter
+            case .takeFreeSlot:
+                break
+            }
+            guard var device = devices[candidate.id] else { continue }
+            do {
+                try adapter.slots.connectStarted(device: device.id, policyClass: device.policyClass, now: now)
+            } catch {
+                continue
+            }
+            adapters[adapterPath] = adapter
+            busy.insert(adapterPath)
+            let token = newToken()
+            device.connectToken = token
+            device.linkPath = path
+            device.phase = .connecting
+            device.attempt += 1
+            device.totalAttempts += 1
+            device.nextRetry = nil
+            clearTimer(&device, into: &actions)
+            let timeout = settings.policy[device.policyClass].connectTimeout
+            actions.append(.log(LifecycleEvent(.connectAttempt, "connecting \(device.id) via \(adapter.name) (attempt \(device.attempt))",
+                                               device: device.id, address: device.sightings[path]?.address, adapter: adapter.name,
+                                               reason: decision.reason.code.rawValue, attempt: device.attempt)))
+            actions.append(.connect(device: device.id, path: path, adapter: adapterPath, timeout: timeout, token: token))
+            devices[device.id] = device
+        }
+        return actions
+    }
+
+    /// Among powered adapters that see the device and have no connect in flight: free slot first, then
+    /// best recent RSSI. Returns the adapter and the Device1 path to connect through.
+    func chooseAdapter(for device: FleetDevice, excluding busy: Set<String>) -> (String, String)? {
+        var byAdapter: [String: Sighting] = [:]
+        for sighting in device.sightings.values {
+            guard let adapter = adapters[sighting.adapter], adapter.powered, !busy.contains(sighting.adapter),
+                  adapter.slots.connectInFlight == nil else { continue }
+            if let current = byAdapter[sighting.adapter], current.lastSeen >= sighting.lastSeen { continue }
+            byAdapter[sighting.adapter] = sighting
+        }
+        let candidates = byAdapter.map { AdapterCandidate(table: adapters[$0.key]!.slots, recentRSSI: $0.value.rssi) }
+        guard let choice = AdapterChoice.choose(for: device.id, among: candidates) else { return nil }
+        guard let entry = byAdapter.first(where: { adapters[$0.key]?.name == choice.adapter }) else { return nil }
+        return (entry.key, entry.value.path)
+    }
+
+    /// Disconnects `victim` to make room, holding it off so the two never flap.
+    mutating func evict(victim id: String, admitting: String?, reason: AdmissionReason, now: Duration) -> [FleetAction] {
+        guard var victim = devices[id] else { return [] }
+        var actions: [FleetAction] = []
+        let path = victim.linkPath
+        let adapterPath = path.flatMap { victim.sightings[$0]?.adapter } ?? path.flatMap(adapterOf)
+        if let adapterPath { _ = adapters[adapterPath]?.slots.linkDown(device: id) }
+        if let path { actions.append(.disconnect(device: id, path: path)) }
+        victim.reconnect.evicted(now: now)
+        victim.linkPath = nil
+        victim.linkUpAt = nil
+        victim.connectToken = nil
+        let until = now + settings.evictionHoldOff
+        victim.phase = .evicted(until: until)
+        victim.nextRetry = until
+        victim.lastReason = reason.message
+        setTimer(&victim, .holdOff, after: settings.evictionHoldOff, into: &actions)
+        devices[id] = victim
+        evictions.append(EvictionRecord(victim: id, admitted: admitting ?? "operator", reason: reason.message, at: now))
+        if evictions.count > 100 { evictions.removeFirst(evictions.count - 100) }
+        actions.append(.log(LifecycleEvent(.evicted, reason.message, device: id, address: victim.address,
+                                           adapter: adapterPath.map(adapterName), reason: reason.code.rawValue, delay: settings.evictionHoldOff)))
+        actions.append(.persist)
+        return actions
+    }
+}

@@ -1,0 +1,179 @@
+import Policy
+
+/// Connect attempts, links coming up and going down, and the set-up that makes a linked device ready.
+extension FleetStateMachine {
+    /// The driver's report on a `.connect` action.
+    public mutating func connectFinished(device id: String, token: UInt64, error: BlueZError?, now: Duration) -> [FleetAction] {
+        guard var device = devices[id], device.connectToken == token, let path = device.linkPath,
+              let adapterPath = device.sightings[path]?.adapter ?? adapterOf(path) else { return [] }
+        device.connectToken = nil
+        adapters[adapterPath]?.slots.connectFinished(device: id)
+        var actions: [FleetAction] = []
+        if let error {
+            let failure: ConnectFailure = error.timedOut ? .local(.connectTimedOut) : .dbus(name: error.name, message: error.message)
+            let classification = BlueZErrorClassifier.classify(failure)
+            if classification.signalsCapacityLimit, var slots = adapters[adapterPath]?.slots,
+               let change = slots.reportLimitReached(now: now) {
+                adapters[adapterPath]?.slots = slots
+                actions.append(.log(LifecycleEvent(.capacityLowered, change.message, adapter: adapterName(adapterPath), reason: "capacity-limit", warning: true)))
+            }
+            if error.timedOut {
+                // BlueZ keeps trying after our deadline; cancel its attempt so the slot really is free.
+                actions.append(.disconnect(device: id, path: path))
+            }
+            if classification.decision == .alreadyDone {
+                actions += linkEstablished(&device, path: path, now: now, adopted: false)
+                devices[id] = device
+                return actions + pump(now: now)
+            }
+            device.lastReason = "\(error.name)\(error.message.isEmpty ? "" : ": \(error.message)")"
+            device.linkPath = nil
+            let step = device.reconnect.connectFailed(failure, now: now, using: &rng)
+            apply(step, to: &device, now: now, into: &actions)
+        } else {
+            actions += linkEstablished(&device, path: path, now: now, adopted: false)
+            if device.sightings[path]?.servicesResolved == true { actions += beginSetUp(&device, now: now) }
+        }
+        devices[id] = device
+        return actions + pump(now: now)
+    }
+
+    /// The driver's report on a `.setUp` action: subscriptions armed and reads done, or what failed.
+    public mutating func setUpFinished(device id: String, token: UInt64, error: BlueZError?, now: Duration) -> [FleetAction] {
+        guard var device = devices[id], device.connectToken == token, device.phase == .resolving, let path = device.linkPath else { return [] }
+        device.connectToken = nil
+        var actions: [FleetAction] = []
+        clearTimer(&device, into: &actions)
+        if let error {
+            device.lastReason = error.description
+            actions.append(.log(LifecycleEvent(.setUpFailed, "set-up of \(id) failed: \(error)", device: id, address: device.address,
+                                               adapter: device.adapter, reason: error.name, warning: true)))
+            actions.append(.disconnect(device: id, path: path))
+            device.phase = .disconnecting
+        } else {
+            device.phase = .ready
+            device.adopted = false
+            device.attempt = 0
+            actions.append(.log(LifecycleEvent(.ready, "\(id) is ready: \(device.wanted.subscribe.count) subscription(s) armed",
+                                               device: id, address: device.address, adapter: device.adapter)))
+            actions.append(.persist)
+        }
+        devices[id] = device
+        return actions
+    }
+
+    mutating func linkEstablished(_ device: inout FleetDevice, path: String, now: Duration, adopted: Bool) -> [FleetAction] {
+        var actions: [FleetAction] = []
+        guard let adapterPath = device.sightings[path]?.adapter else { return [] }
+        device.linkPath = path
+        device.phase = .connected
+        device.linkUpAt = now
+        device.nextRetry = nil
+        device.adopted = adopted
+        clearTimer(&device, into: &actions)
+        device.reconnect.connected(now: now)
+        adapters[adapterPath]?.slots.linkUp(device: device.id, policyClass: device.policyClass, rssi: device.sightings[path]?.rssi, now: now)
+        guard device.isWanted else {
+            // A link to a device the operator released: leave it to whoever made it.
+            return actions
+        }
+        actions.append(.log(LifecycleEvent(.connected, adopted ? "adopted the existing link to \(device.id)" : "connected \(device.id)",
+                                           device: device.id, address: device.sightings[path]?.address, adapter: adapterName(adapterPath),
+                                           reason: adopted ? "adopted" : "connect", attempt: device.attempt)))
+        if device.sightings[path]?.servicesResolved == true { actions += beginSetUp(&device, now: now) }
+        return actions
+    }
+
+    mutating func beginSetUp(_ device: inout FleetDevice, now: Duration) -> [FleetAction] {
+        guard device.phase == .connected, let path = device.linkPath, device.isWanted else { return [] }
+        var actions: [FleetAction] = []
+        device.phase = .resolving
+        let token = newToken()
+        device.connectToken = token
+        setTimer(&device, .setUpDeadline, after: settings.setUpTimeout, into: &actions)
+        actions.append(.setUp(device: device.id, path: path, subscribe: device.wanted.subscribe, read: device.wanted.readOnConnect, token: token))
+        return actions
+    }
+
+    /// The link of a device dropped (Connected went false, or its Device1 object vanished).
+    mutating func linkLost(_ device: inout FleetDevice, now: Duration, failure: ConnectFailure?) -> [FleetAction] {
+        var actions: [FleetAction] = []
+        let path = device.linkPath
+        let adapterPath = path.flatMap { device.sightings[$0]?.adapter } ?? path.flatMap(adapterOf)
+        if let adapterPath { _ = adapters[adapterPath]?.slots.linkDown(device: device.id) }
+        let wasPhase = device.phase
+        device.linkPath = nil
+        device.linkUpAt = nil
+        device.connectToken = nil
+        clearTimer(&device, into: &actions)
+        actions.append(.log(LifecycleEvent(.disconnected, "\(device.id) disconnected (was \(wasPhase))", device: device.id,
+                                           address: path.flatMap { device.sightings[$0]?.address }, adapter: adapterPath.map(adapterName),
+                                           reason: "link-lost", warning: device.isWanted)))
+        switch wasPhase {
+        case .evicted, .idle, .failed:
+            return actions
+        default:
+            break
+        }
+        guard device.isWanted else {
+            device.phase = .idle
+            return actions
+        }
+        if let adapterPath, adapters[adapterPath]?.powered == false {
+            let step = device.reconnect.connectFailed(.local(.adapterPoweredOff), now: now, using: &rng)
+            apply(step, to: &device, now: now, into: &actions)
+            return actions
+        }
+        let step = device.reconnect.linkLost(failure, now: now, using: &rng)
+        apply(step, to: &device, now: now, into: &actions)
+        return actions
+    }
+
+    /// Carries out Policy's reconnect step for a device without a link.
+    mutating func apply(_ step: ReconnectStep, to device: inout FleetDevice, now: Duration, into actions: inout [FleetAction]) {
+        device.lastReason = step.reason
+        func scheduleRetry(_ delay: Duration) {
+            device.phase = .backoff(until: now + delay)
+            device.nextRetry = now + delay
+            setTimer(&device, .retry, after: delay, into: &actions)
+            actions.append(.log(LifecycleEvent(.backoffScheduled, "\(device.id): \(step.reason)", device: device.id,
+                                               address: device.address, adapter: device.adapter,
+                                               reason: step.classification?.code ?? "reconnect", attempt: step.failures, delay: delay)))
+        }
+        switch step.action {
+        case .connect(let delay):
+            scheduleRetry(delay)
+        case .disconnectThenConnect(let delay):
+            if let path = device.bestSighting?.path {
+                actions.append(.disconnect(device: device.id, path: path))
+                actions.append(.log(LifecycleEvent(.staleStateCleared, "\(device.id): clearing a stuck BlueZ state with Disconnect",
+                                                   device: device.id, reason: "disconnect")))
+            }
+            scheduleRetry(delay)
+        case .removeDeviceThenConnect(let delay):
+            if let sighting = device.bestSighting {
+                actions.append(.removeDevice(device: device.id, adapter: sighting.adapter, path: sighting.path))
+                actions.append(.log(LifecycleEvent(.staleStateCleared, "\(device.id): clearing a stuck BlueZ state with RemoveDevice",
+                                                   device: device.id, adapter: adapterName(sighting.adapter), reason: "remove-device")))
+            }
+            scheduleRetry(delay)
+        case .waitForAdapter:
+            device.phase = .waitingForAdapter
+            device.nextRetry = nil
+        case .giveUp:
+            device.phase = .failed(reason: step.reason)
+            device.nextRetry = nil
+            actions.append(.log(LifecycleEvent(.gaveUp, "gave up on \(device.id): \(step.reason)", device: device.id,
+                                               reason: step.classification?.code ?? "budget", attempt: step.failures, warning: true)))
+            actions.append(.persist)
+        case .connected:
+            break
+        }
+    }
+
+    func adapterOf(_ devicePath: String) -> String? {
+        let parts = devicePath.split(separator: "/")
+        guard parts.count >= 3 else { return nil }
+        return "/" + parts.prefix(3).joined(separator: "/")
+    }
+}

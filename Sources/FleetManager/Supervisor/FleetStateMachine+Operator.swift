@@ -1,0 +1,102 @@
+import Policy
+
+/// What the operator asks through fleetctl. Each returns the actions plus a sentence saying what was done.
+extension FleetStateMachine {
+    /// An outcome for the operator, with any eviction it caused.
+    public struct OperatorOutcome: Sendable {
+        public var actions: [FleetAction]
+        public var message: String
+        public var eviction: String?
+    }
+
+    /// Want the device now: it competes for a slot at once (and may evict, which the outcome says).
+    public mutating func operatorConnect(_ id: String, now: Duration) -> OperatorOutcome {
+        var actions: [FleetAction] = []
+        if devices[id] == nil {
+            devices[id] = FleetDevice(wanted: WantedDevice(id: id), isWanted: true, configuration: settings.policy)
+            for (path, entry) in registryPaths(for: id) { owners[path] = entry }
+        }
+        guard var device = devices[id] else { return OperatorOutcome(actions: [], message: "unknown device", eviction: nil) }
+        device.isWanted = true
+        if device.phase.hasLink || device.phase == .connecting {
+            return OperatorOutcome(actions: [], message: "\(id) is already \(device.phase)", eviction: nil)
+        }
+        clearTimer(&device, into: &actions)
+        device.reconnect = ReconnectState(policyClass: device.policyClass, configuration: settings.policy)
+        device.attempt = 0
+        device.phase = device.sightings.isEmpty ? .unknown : .discovered
+        devices[id] = device
+        let evictionsBefore = evictions.count
+        actions += pump(now: now)
+        actions.append(.persist)
+        let eviction = evictions.count > evictionsBefore ? evictions.last?.reason : nil
+        let phase = devices[id]?.phase ?? .unknown
+        let message = phase == .connecting ? "connecting \(id)" :
+            (phase == .unknown ? "\(id) is wanted; it will connect when it is seen" : "\(id) is wanted and waiting for a slot")
+        return OperatorOutcome(actions: actions, message: message, eviction: eviction)
+    }
+
+    /// Drop the link and stop wanting the device until the next Connect.
+    public mutating func operatorDisconnect(_ id: String, now: Duration) -> OperatorOutcome? {
+        guard var device = devices[id] else { return nil }
+        var actions: [FleetAction] = []
+        device.isWanted = false
+        clearTimer(&device, into: &actions)
+        if let path = device.linkPath {
+            actions.append(.disconnect(device: id, path: path))
+            if let adapterPath = device.sightings[path]?.adapter ?? adapterOf(path) {
+                _ = adapters[adapterPath]?.slots.linkDown(device: id)
+                adapters[adapterPath]?.slots.connectFinished(device: id)
+            }
+        }
+        device.linkPath = nil
+        device.connectToken = nil
+        device.phase = .idle
+        devices[id] = device
+        actions.append(.persist)
+        return OperatorOutcome(actions: actions + pump(now: now), message: "disconnected \(id); it stays down until `fleetctl connect`", eviction: nil)
+    }
+
+    /// Free the slot now but keep wanting the device after a hold-off.
+    public mutating func operatorEvict(_ id: String, now: Duration) -> OperatorOutcome? {
+        guard devices[id] != nil else { return nil }
+        let reason = AdmissionReason(.evictLowerClass, "evicted \(id) by operator request; it may reconnect after \(settings.evictionHoldOff)")
+        let actions = evict(victim: id, admitting: nil, reason: reason, now: now)
+        return OperatorOutcome(actions: actions + pump(now: now), message: reason.message, eviction: reason.message)
+    }
+
+    /// Stop tracking the device entirely: disconnect, drop it from the registry and the snapshot.
+    public mutating func operatorForget(_ id: String, now: Duration) -> OperatorOutcome? {
+        guard let device = devices.removeValue(forKey: id) else { return nil }
+        var actions: [FleetAction] = []
+        if let timer = device.timer { actions.append(.cancel(timer)) }
+        if let path = device.linkPath {
+            actions.append(.disconnect(device: id, path: path))
+            if let adapterPath = device.sightings[path]?.adapter ?? adapterOf(path) {
+                _ = adapters[adapterPath]?.slots.linkDown(device: id)
+                adapters[adapterPath]?.slots.connectFinished(device: id)
+            }
+        }
+        owners = owners.filter { $0.value != id }
+        registry.remove(stableID: id)
+        actions.append(.persist)
+        return OperatorOutcome(actions: actions + pump(now: now), message: "forgot \(id)", eviction: nil)
+    }
+
+    public mutating func operatorSetPolicy(_ id: String, _ policyClass: PolicyClass, now: Duration) -> OperatorOutcome? {
+        guard var device = devices[id] else { return nil }
+        device.wanted.policyClass = policyClass
+        device.reconnect = ReconnectState(policyClass: policyClass, configuration: settings.policy)
+        devices[id] = device
+        for (path, adapter) in adapters where device.linkPath.map({ device.sightings[$0]?.adapter == path }) ?? false {
+            var slots = adapter.slots
+            if slots.linkDown(device: id) != nil {
+                slots.linkUp(device: id, policyClass: policyClass, rssi: device.rssi, now: device.linkUpAt ?? now)
+            }
+            adapters[path]?.slots = slots
+        }
+        return OperatorOutcome(actions: [.persist] + pump(now: now), message: "\(id) is now \(policyClass)", eviction: nil)
+    }
+
+    func registryPaths(for id: String) -> [(String, String)] { [] }
+}

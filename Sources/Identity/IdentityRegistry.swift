@@ -1,0 +1,103 @@
+/// The fleet's memory of every identity it has resolved: stable id, display name, recent addresses and
+/// first/last sighting. A value type, saved whole in the daemon's snapshot (`Codable`, versioned).
+///
+/// Times are `Duration`s since the daemon's monotonic epoch, like every `now` in this library.
+public struct IdentityRegistry: Hashable, Sendable {
+    /// The snapshot schema this version writes and reads.
+    public static let schemaVersion = 1
+    /// How many recent addresses each entry keeps.
+    public static let addressHistoryLimit = 8
+
+    /// One known device.
+    public struct Entry: Hashable, Sendable, Codable {
+        public var identity: FleetIdentity
+        /// The latest name the device advertised, or one the operator set.
+        public var displayName: String?
+        /// Most recent first, at most `addressHistoryLimit`, no duplicates.
+        public var lastAddresses: [BluetoothAddress]
+        public var firstSeen: Duration
+        public var lastSeen: Duration
+
+        public init(identity: FleetIdentity, displayName: String? = nil, lastAddresses: [BluetoothAddress] = [], firstSeen: Duration, lastSeen: Duration) {
+            self.identity = identity
+            self.displayName = displayName
+            self.lastAddresses = lastAddresses
+            self.firstSeen = firstSeen
+            self.lastSeen = lastSeen
+        }
+
+        public var stableID: String { identity.stableID }
+    }
+
+    /// Keyed by stable id.
+    public private(set) var entries: [String: Entry] = [:]
+
+    public init() {}
+
+    public init(entries: [Entry]) {
+        for entry in entries { merge(entry) }
+    }
+
+    public subscript(stableID: String) -> Entry? { entries[stableID] }
+    public subscript(identity: FleetIdentity) -> Entry? { entries[identity.stableID] }
+
+    /// Entries sorted by stable id, for stable output.
+    public var sortedEntries: [Entry] { entries.values.sorted { $0.stableID < $1.stableID } }
+
+    /// Notes that `identity` was seen at `address` at `now`, advertising `name` (kept when non-empty).
+    public mutating func record(_ identity: FleetIdentity, address: BluetoothAddress, name: String?, now: Duration) {
+        let id = identity.stableID
+        var entry = entries[id] ?? Entry(identity: identity, firstSeen: now, lastSeen: now)
+        entry.firstSeen = min(entry.firstSeen, now)
+        if now >= entry.lastSeen {
+            entry.lastSeen = now
+            entry.lastAddresses.removeAll { $0 == address }
+            entry.lastAddresses.insert(address, at: 0)
+            if let name, !name.isEmpty { entry.displayName = name }
+        } else if !entry.lastAddresses.contains(address) {
+            // A late report of an older sighting: keep the history's recency order intact.
+            entry.lastAddresses.append(address)
+        }
+        entry.lastAddresses = Array(entry.lastAddresses.prefix(Self.addressHistoryLimit))
+        entries[id] = entry
+    }
+
+    /// Convenience for the daemon's per-advert path.
+    public mutating func record(_ resolution: Resolution, observation: Observation, now: Duration) {
+        record(resolution.identity, address: observation.address, name: observation.name, now: now)
+    }
+
+    public mutating func setDisplayName(_ name: String?, for stableID: String) {
+        entries[stableID]?.displayName = name
+    }
+
+    @discardableResult
+    public mutating func remove(stableID: String) -> Entry? { entries.removeValue(forKey: stableID) }
+
+    /// Folds another registry in (e.g. a restored snapshot into what was learnt since start).
+    public mutating func merge(_ other: IdentityRegistry) {
+        for entry in other.entries.values { merge(entry) }
+    }
+
+    /// Combines by stable id: earliest first sighting, latest last sighting, the display name and address
+    /// order of whichever saw the device last, then the other's addresses, up to the history limit.
+    public mutating func merge(_ incoming: Entry) {
+        guard let existing = entries[incoming.stableID] else {
+            var entry = incoming
+            entry.lastAddresses = Self.uniqued(entry.lastAddresses)
+            entries[incoming.stableID] = entry
+            return
+        }
+        let (newer, older) = incoming.lastSeen > existing.lastSeen ? (incoming, existing) : (existing, incoming)
+        var merged = newer
+        merged.firstSeen = min(newer.firstSeen, older.firstSeen)
+        merged.displayName = newer.displayName ?? older.displayName
+        merged.lastAddresses = Self.uniqued(newer.lastAddresses + older.lastAddresses)
+        entries[incoming.stableID] = merged
+    }
+
+    private static func uniqued(_ addresses: [BluetoothAddress]) -> [BluetoothAddress] {
+        var seen: Set<BluetoothAddress> = []
+        return Array(addresses.filter { seen.insert($0).inserted }.prefix(addressHistoryLimit))
+    }
+}

@@ -1,0 +1,152 @@
+/// One device's reconnect bookkeeping: its backoff, its retry budget, the transient-hiccup count, how far
+/// stale-state clearing has gone, and whether it is waiting for its adapter. Feed it failures, link changes
+/// and adapter returns; it answers with a ``ReconnectStep``.
+///
+/// Rules, per ``RetryDecision``:
+/// - `retryWithBackoff`: one more failure; the delay comes from ``Backoff``. A `normal` device whose failures
+///   reach its `retryBudget` gets `giveUp`.
+/// - `retrySoon`: a delay in `[floor, 2 × floor]` without advancing the backoff, at most `transientLimit`
+///   times in a row (9, bleak-retry-connector's `MAX_TRANSIENT_ERRORS`); beyond that it counts as a failure.
+/// - `clearStaleStateThenRetry`: Disconnect the first time, RemoveDevice from the second time in a row; both
+///   count as a failure, so a state that cannot be cleared still backs off.
+/// - `waitForAdapter`: nothing is counted; the device waits for ``adapterReturned(now:using:)``, whose delay
+///   spreads a whole adapter's devices over the class's `recoveryWindow`.
+/// - `giveUp`: stop — except for `critical` devices, which are never given up: they retry at the cap and the
+///   step says an operator is needed.
+/// - `alreadyDone`: success.
+public struct ReconnectState: Sendable, Hashable {
+    public let policyClass: PolicyClass
+    public let configuration: ClassConfiguration
+    public private(set) var backoff: Backoff
+    /// Consecutive `retrySoon` answers.
+    public private(set) var transientRetries = 0
+    /// Consecutive stale-state clears (1: Disconnect was tried, 2 and more: RemoveDevice was tried).
+    public private(set) var staleStateClears = 0
+    public private(set) var isWaitingForAdapter = false
+    public private(set) var hasGivenUp = false
+    public let transientLimit: Int
+
+    public init(policyClass: PolicyClass, configuration: PolicyConfiguration = PolicyConfiguration(), transientLimit: Int = 9) {
+        self.policyClass = policyClass
+        self.configuration = configuration[policyClass]
+        self.backoff = Backoff(configuration: self.configuration.backoff)
+        self.transientLimit = max(0, transientLimit)
+    }
+
+    /// Consecutive failures counted against the budget.
+    public var failures: Int { backoff.failures }
+
+    /// The first connect after fleetd starts (or the device becomes wanted): like an adapter's return, the
+    /// attempt is placed at a random moment of the class's recovery window, so a daemon start with thousands of
+    /// devices does not try them all in the same second.
+    public func firstConnect(now: Duration, using rng: inout some RandomNumberGenerator) -> ReconnectStep {
+        let delay = backoff.recoveryDelay(using: &rng)
+        return ReconnectStep(action: .connect(after: delay), classification: nil, failures: failures,
+                             reason: "first connect in \(delay.humanDescription)")
+    }
+
+    /// A connect attempt failed at `now`.
+    public mutating func connectFailed(_ failure: ConnectFailure, now: Duration, using rng: inout some RandomNumberGenerator) -> ReconnectStep {
+        decide(BlueZErrorClassifier.classify(failure), using: &rng)
+    }
+
+    /// The link came up at `now`: stale-state and transient counts are cleared; the failure count is kept until
+    /// the link proves stable (see ``Backoff``).
+    public mutating func connected(now: Duration) {
+        backoff.linkUp(now: now)
+        transientRetries = 0
+        staleStateClears = 0
+        isWaitingForAdapter = false
+        hasGivenUp = false
+    }
+
+    /// An established link went away at `now`; `failure` is why (nil: unknown cause, treated as a plain drop).
+    public mutating func linkLost(_ failure: ConnectFailure?, now: Duration, using rng: inout some RandomNumberGenerator) -> ReconnectStep {
+        backoff.linkDown(now: now)
+        return decide(BlueZErrorClassifier.classify(failure ?? .local(.linkDropped(hciReason: nil))), using: &rng)
+    }
+
+    /// The device's adapter is back at `now`. If the device was waiting for it, its reconnect is placed at a
+    /// random moment of the class's recovery window; nil if it was not waiting (linked, or in backoff with its
+    /// own timer, or given up), so the supervisor can call this for every device of the adapter.
+    public mutating func adapterReturned(now: Duration, using rng: inout some RandomNumberGenerator) -> ReconnectStep? {
+        guard isWaitingForAdapter else { return nil }
+        isWaitingForAdapter = false
+        let delay = backoff.recoveryDelay(using: &rng)
+        return ReconnectStep(action: .connect(after: delay), classification: nil, failures: failures,
+                             reason: "adapter back; reconnect in \(delay.humanDescription) (spread over \(configuration.backoff.recoveryWindow.humanDescription))")
+    }
+
+    /// The device was evicted by the pool (not a failure): it waits for a free slot, nothing is counted.
+    public mutating func evicted(now: Duration) {
+        backoff.linkDown(now: now)
+    }
+
+    private mutating func decide(_ classification: ErrorClassification, using rng: inout some RandomNumberGenerator) -> ReconnectStep {
+        let code = classification.code
+        switch classification.decision {
+        case .alreadyDone:
+            transientRetries = 0
+            staleStateClears = 0
+            return step(.connected, classification, "\(code); already connected, counted as success")
+
+        case .waitForAdapter:
+            isWaitingForAdapter = true
+            return step(.waitForAdapter, classification, "\(code); waiting for the adapter, no attempt burnt")
+
+        case .retrySoon where transientRetries < transientLimit:
+            transientRetries += 1
+            let floor = configuration.backoff.floor
+            let delay = Duration.random(in: floor...(floor * 2), using: &rng)
+            return step(.connect(after: delay), classification,
+                        "\(code); transient \(transientRetries) of \(transientLimit), retry in \(delay.humanDescription)")
+
+        case .retrySoon, .retryWithBackoff:
+            transientRetries = 0
+            staleStateClears = 0
+            return backoffStep(classification, using: &rng) { .connect(after: $0) }
+
+        case .clearStaleStateThenRetry:
+            transientRetries = 0
+            staleStateClears += 1
+            let firstTry = staleStateClears == 1
+            return backoffStep(classification, using: &rng) {
+                firstTry ? .disconnectThenConnect(after: $0) : .removeDeviceThenConnect(after: $0)
+            }
+
+        case .giveUp:
+            transientRetries = 0
+            staleStateClears = 0
+            guard policyClass == .critical else {
+                hasGivenUp = true
+                return step(.giveUp, classification, "\(code); giving up: \(classification.explanation)")
+            }
+            _ = backoff.recordFailure(using: &rng)
+            let delay = configuration.backoff.cap
+            return step(.connect(after: delay), classification,
+                        "\(code); needs an operator (\(classification.explanation)), but critical devices are never given up: retry in \(delay.humanDescription)")
+        }
+    }
+
+    private mutating func backoffStep(
+        _ classification: ErrorClassification,
+        using rng: inout some RandomNumberGenerator,
+        _ action: (Duration) -> ReconnectStep.Action
+    ) -> ReconnectStep {
+        let delay = backoff.recordFailure(using: &rng)
+        if let budget = configuration.retryBudget, failures >= budget {
+            hasGivenUp = true
+            return step(.giveUp, classification, "\(classification.code); retry budget of \(budget) spent, giving up")
+        }
+        let verb = switch action(delay) {
+        case .disconnectThenConnect: "disconnect, then retry"
+        case .removeDeviceThenConnect: "remove the device, then retry"
+        default: "retry"
+        }
+        return step(action(delay), classification, "\(classification.code); \(verb) \(failures) in \(delay.humanDescription)")
+    }
+
+    private func step(_ action: ReconnectStep.Action, _ classification: ErrorClassification, _ reason: String) -> ReconnectStep {
+        ReconnectStep(action: action, classification: classification, failures: failures, reason: reason)
+    }
+}

@@ -1,0 +1,145 @@
+import Testing
+@testable import Policy
+
+@Suite("ReconnectState")
+struct ReconnectStateTests {
+    let abort = ConnectFailure.dbus(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local")
+    let notReady = ConnectFailure.dbus(name: "org.bluez.Error.NotReady", message: "Resource Not Ready")
+
+    func delay(of step: ReconnectStep) -> Duration? {
+        switch step.action {
+        case let .connect(after), let .disconnectThenConnect(after), let .removeDeviceThenConnect(after): after
+        default: nil
+        }
+    }
+
+    @Test func adapterOffPausesWithoutConsumingAttempts() throws {
+        var rng = SplitMix64(seed: 5)
+        var state = ReconnectState(policyClass: .normal)
+        for second in 0..<3 { _ = state.connectFailed(abort, now: .seconds(second), using: &rng) }
+        #expect(state.failures == 3)
+        for second in 3..<50 {
+            let step = state.connectFailed(notReady, now: .seconds(second), using: &rng)
+            #expect(step.action == .waitForAdapter)
+        }
+        #expect(state.connectFailed(.local(.adapterPoweredOff), now: .seconds(51), using: &rng).action == .waitForAdapter)
+        #expect(state.failures == 3)
+        #expect(state.isWaitingForAdapter)
+        let back = try #require(state.adapterReturned(now: .seconds(60), using: &rng))
+        #expect(!state.isWaitingForAdapter)
+        let wait = delay(of: back)
+        #expect(wait != nil && wait! <= PolicyConfiguration().normal.backoff.recoveryWindow)
+        #expect(state.failures == 3)
+        #expect(state.adapterReturned(now: .seconds(61), using: &rng) == nil, "a device no longer waiting gets no second reconnect")
+    }
+
+    @Test func aNormalDeviceGivesUpWhenItsBudgetIsSpent() {
+        var rng = SplitMix64(seed: 6)
+        var state = ReconnectState(policyClass: .normal, configuration: PolicyConfiguration(normal: ClassConfiguration(retryBudget: 4)))
+        let actions = (0..<4).map { state.connectFailed(abort, now: .seconds($0), using: &rng).action }
+        #expect(actions.prefix(3).allSatisfy { if case .connect = $0 { true } else { false } })
+        #expect(actions.last == .giveUp)
+        #expect(state.hasGivenUp)
+    }
+
+    @Test func aCriticalDeviceIsNeverGivenUp() {
+        var rng = SplitMix64(seed: 7)
+        var state = ReconnectState(policyClass: .critical)
+        for second in 0..<200 {
+            let step = state.connectFailed(abort, now: .seconds(second), using: &rng)
+            #expect(step.action != .giveUp)
+        }
+        let permanent = state.connectFailed(.dbus(name: "org.bluez.Error.NotSupported", message: "Operation is not supported"), now: .seconds(300), using: &rng)
+        #expect(permanent.action == .connect(after: .seconds(60)))
+        #expect(permanent.reason.contains("never given up"))
+        #expect(!state.hasGivenUp)
+    }
+
+    @Test func aNormalDeviceGivesUpOnAPermanentError() {
+        var rng = SplitMix64(seed: 8)
+        var state = ReconnectState(policyClass: .normal)
+        let step = state.connectFailed(.dbus(name: "org.bluez.Error.NotPermitted", message: "Not Permitted"), now: .zero, using: &rng)
+        #expect(step.action == .giveUp)
+        #expect(step.classification?.code == "NotPermitted")
+    }
+
+    @Test func aStuckInProgressIsClearedWithDisconnectThenRemoveDevice() {
+        var rng = SplitMix64(seed: 9)
+        var state = ReconnectState(policyClass: .critical)
+        let inProgress = ConnectFailure.dbus(name: "org.bluez.Error.InProgress", message: "In Progress")
+        let first = state.connectFailed(inProgress, now: .zero, using: &rng)
+        let second = state.connectFailed(inProgress, now: .seconds(2), using: &rng)
+        guard case .disconnectThenConnect = first.action, case .removeDeviceThenConnect = second.action else {
+            Issue.record("expected Disconnect, then RemoveDevice; got \(first.action), \(second.action)")
+            return
+        }
+        #expect(state.failures == 2)
+        state.connected(now: .seconds(5))
+        _ = state.linkLost(nil, now: .seconds(6), using: &rng)
+        let afterSuccess = state.connectFailed(inProgress, now: .seconds(7), using: &rng)
+        guard case .disconnectThenConnect = afterSuccess.action else {
+            Issue.record("a success should restart clearing at Disconnect; got \(afterSuccess.action)")
+            return
+        }
+    }
+
+    @Test func dBusHiccupsRetrySoonAFewTimesThenBackOff() {
+        var rng = SplitMix64(seed: 10)
+        var state = ReconnectState(policyClass: .normal)
+        let noReply = ConnectFailure.dbus(name: "org.freedesktop.DBus.Error.NoReply", message: "Did not receive a reply")
+        for index in 0..<9 {
+            let step = state.connectFailed(noReply, now: .seconds(index), using: &rng)
+            let wait = delay(of: step)
+            #expect(wait != nil && wait! >= .milliseconds(250) && wait! <= .milliseconds(500))
+        }
+        #expect(state.failures == 0)
+        _ = state.connectFailed(noReply, now: .seconds(10), using: &rng)
+        #expect(state.failures == 1)
+    }
+
+    @Test func alreadyConnectedCountsAsSuccess() {
+        var rng = SplitMix64(seed: 11)
+        var state = ReconnectState(policyClass: .normal)
+        let step = state.connectFailed(.dbus(name: "org.bluez.Error.AlreadyConnected", message: "Already Connected"), now: .zero, using: &rng)
+        #expect(step.action == .connected)
+        #expect(state.failures == 0)
+    }
+
+    @Test func aStableLinkResetsTheBackoffWhenItDrops() {
+        var rng = SplitMix64(seed: 12)
+        var state = ReconnectState(policyClass: .normal, configuration: PolicyConfiguration(normal: ClassConfiguration(retryBudget: nil)))
+        for second in 0..<8 { _ = state.connectFailed(abort, now: .seconds(second), using: &rng) }
+        state.connected(now: .seconds(100))
+        let step = state.linkLost(.local(.linkDropped(hciReason: 0x08)), now: .seconds(161), using: &rng)
+        #expect(state.failures == 1)
+        let wait = delay(of: step)
+        #expect(wait != nil && wait! <= .seconds(1))
+    }
+
+    @Test func aShortLivedLinkKeepsBackingOff() {
+        var rng = SplitMix64(seed: 13)
+        var state = ReconnectState(policyClass: .normal, configuration: PolicyConfiguration(normal: ClassConfiguration(retryBudget: nil)))
+        for second in 0..<8 { _ = state.connectFailed(abort, now: .seconds(second), using: &rng) }
+        state.connected(now: .seconds(100))
+        _ = state.linkLost(.local(.linkDropped(hciReason: 0x08)), now: .seconds(110), using: &rng)
+        #expect(state.failures == 9)
+    }
+
+    @Test func aLinkLostToAnAdapterPowerOffWaitsWithoutCounting() {
+        var rng = SplitMix64(seed: 14)
+        var state = ReconnectState(policyClass: .critical)
+        state.connected(now: .zero)
+        let step = state.linkLost(.local(.adapterPoweredOff), now: .seconds(30), using: &rng)
+        #expect(step.action == .waitForAdapter)
+        #expect(state.failures == 0)
+    }
+
+    @Test func theFirstConnectIsSpreadOverTheRecoveryWindow() {
+        var rng = SplitMix64(seed: 15)
+        let state = ReconnectState(policyClass: .critical)
+        let delays = (0..<500).compactMap { _ in delay(of: state.firstConnect(now: .zero, using: &rng)) }
+        #expect(delays.count == 500)
+        #expect(delays.allSatisfy { $0 <= .seconds(5) })
+        #expect(delays.contains { $0 > .seconds(4) } && delays.contains { $0 < .seconds(1) })
+    }
+}
