@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "FleetPlatform", dependencies: ["CDBus", "CSystemd"]),
         .target(name: "Identity", dependencies: ["COpenSSL"]),
         .target(name: "Policy"),
-        .target(name: "FleetManager", dependencies: ["FleetPlatform", "Identity", "Policy"]),
+        .target(name: "FleetManager", dependencies: ["FleetPlatform", "Identity", "Policy", "FleetControl"]),
         .target(name: "BlueZSimulator", dependencies: ["FleetPlatform"]),
         .target(name: "FleetControl"),
         .target(name: "FleetTestKit", dependencies: ["FleetPlatform"], path: "Tests/FleetTestKit"),

@@ -107,6 +107,10 @@ public struct FleetDevice: Sendable {
     public var linkUpAt: Duration?
     /// Set while the first reconciliation adopts this device's existing link.
     public var adopted = false
+    /// The reconnect state just before the last failure, and when it happened. BlueZ reports the links of an
+    /// adapter that powers off as dropped a moment before it reports the adapter off; those failures are
+    /// taken back so that an adapter outage never burns attempts.
+    public var beforeLastFailure: (state: ReconnectState, at: Duration)?
 
     init(wanted: WantedDevice, isWanted: Bool, configuration: PolicyConfiguration) {
         id = wanted.id
@@ -117,7 +121,10 @@ public struct FleetDevice: Sendable {
     }
 
     public var policyClass: PolicyClass { wanted.policyClass }
-    public var adapter: String? { linkPath.flatMap { sightings[$0]?.adapter } }
+    /// The D-Bus path of the adapter holding the link (or attempt).
+    public var adapterPath: String? { linkPath.flatMap { sightings[$0]?.adapter } }
+    /// The adapter's name (`hci0`) holding the link (or attempt).
+    public var adapter: String? { adapterPath.map { String($0.split(separator: "/").last ?? "") } }
     public var address: String? { (linkPath.flatMap { sightings[$0] } ?? bestSighting)?.address }
     public var rssi: Int? { (linkPath.flatMap { sightings[$0] } ?? bestSighting)?.rssi }
 

@@ -3,6 +3,9 @@ import Policy
 /// Adapters appearing, powering off and on, and going away. An adapter that is off pauses its devices
 /// without burning attempts; its return reconnects them spread over the policy's recovery window.
 extension FleetStateMachine {
+    /// Failures this close before an adapter-off report are blamed on the adapter, not the device.
+    static let adapterOffGrace: Duration = .seconds(2)
+
     public mutating func adapterAppeared(path: String, powered: Bool, now: Duration) -> [FleetAction] {
         guard uses(adapterPath: path) else { return [] }
         var actions: [FleetAction] = []
@@ -49,6 +52,10 @@ extension FleetStateMachine {
                 case .failed, .idle, .evicted: continue
                 default: break
                 }
+                if let saved = device.beforeLastFailure, now - saved.at <= Self.adapterOffGrace {
+                    device.reconnect = saved.state
+                }
+                device.beforeLastFailure = nil
                 let step = device.reconnect.connectFailed(.local(.adapterPoweredOff), now: now, using: &rng)
                 clearTimer(&device, into: &actions)
                 device.connectToken = nil

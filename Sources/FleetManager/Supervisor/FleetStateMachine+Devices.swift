@@ -95,7 +95,9 @@ extension FleetStateMachine {
             // A link we did not ask for (adoption after a restart, or BlueZ reconnecting) counts as ours when
             // nothing else holds the device; twins are sorted out by dropTwins.
             if device.linkPath == nil || device.linkPath == path {
-                if device.phase != .connecting { actions += linkEstablished(&device, path: path, now: now, adopted: true) }
+                if device.phase != .connecting && !device.phase.hasLink {
+                    actions += linkEstablished(&device, path: path, now: now, adopted: true)
+                }
             }
         } else if !sighting.connected && wasConnected && device.linkPath == path {
             actions += linkLost(&device, now: now, failure: nil)

@@ -1,0 +1,70 @@
+import Identity
+import Policy
+
+/// Everything fleetd's configuration file says, typed and validated: what to keep linked, through which
+/// adapters, how identities are recognised and how hard each policy class is retried.
+///
+/// Values come from ``parse(_:file:)`` or ``load(path:)``; a key the file leaves out keeps its value from
+/// ``defaults``. `deploy/fleetd.conf` lists every key with that default, and `docs/configuration.md`
+/// explains them.
+public struct FleetConfiguration: Sendable, Hashable {
+    // [daemon]
+    public var snapshotPath: String
+    public var controlSocket: String
+    /// The group allowed to connect to the control socket.
+    public var controlGroup: String
+    /// One of `trace debug info notice warning error critical`.
+    public var logLevel: String
+    /// One of `auto journal stderr`.
+    public var logTarget: String
+    /// Leave links up on exit, so a restarted fleetd adopts them instead of reconnecting every device.
+    public var leaveLinksOnExit: Bool
+    public var evictionHoldOff: Duration
+    public var setUpTimeout: Duration
+    /// Where to write Prometheus metrics for node_exporter's textfile collector; nil writes none.
+    public var metricsTextfile: String?
+
+    // [adapters], [adapter "hciN"]
+    /// Adapter names to use; empty means every adapter BlueZ has.
+    public var adapters: [String]
+    public var defaultCapacity: Int
+    /// Per-adapter pools that differ from `defaultCapacity`.
+    public var capacity: [String: Int]
+
+    // [scan]
+    /// Discovery filter, lowercase 128-bit UUIDs; empty means no UUID filter.
+    public var scanServiceUUIDs: [String]
+    /// Whether discovery asks BlueZ for every advert (`DuplicateData`); `auto` in the file is resolved here.
+    public var duplicateData: Bool
+
+    // [identity], [identity "name"]
+    /// The rules in file order; `IdentityResolver` orders them by kind itself.
+    public var identityRules: [IdentityRule]
+
+    // [policy "class"]
+    public var policy: PolicyConfiguration
+
+    // [device "id"]
+    /// Wanted devices in file order.
+    public var devices: [ConfiguredDevice]
+
+    /// The configuration of an empty file.
+    public static let defaults = FleetConfiguration(
+        snapshotPath: "/var/lib/fleetd/snapshot.json",
+        controlSocket: "/run/fleetd/io.fleetd.sock",
+        controlGroup: "fleetd",
+        logLevel: "info",
+        logTarget: "auto",
+        leaveLinksOnExit: true,
+        evictionHoldOff: .seconds(60),
+        setUpTimeout: .seconds(30),
+        metricsTextfile: nil,
+        adapters: [],
+        defaultCapacity: 5,
+        capacity: [:],
+        scanServiceUUIDs: [],
+        duplicateData: false,
+        identityRules: [.identityAddress],
+        policy: PolicyConfiguration(),
+        devices: [])
+}

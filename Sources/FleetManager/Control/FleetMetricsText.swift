@@ -1,0 +1,42 @@
+/// Prometheus text exposition (format 0.0.4) of the fleet: devices by state, links per adapter, connect
+/// attempts and failures, evictions by reason, reconnect latency and notifications received.
+enum FleetMetricsText {
+    static func render(machine: FleetStateMachine, metrics: FleetMetrics, feed: EventFeed) -> String {
+        var out = ""
+        func family(_ name: String, _ type: String, _ help: String) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+        }
+        func escape(_ value: String) -> String {
+            value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
+        }
+        family("fleetd_devices", "gauge", "Wanted fleet devices by state.")
+        var byState: [String: Int] = [:]
+        for state in ["unknown", "discovered", "connecting", "connected", "resolving", "ready", "backoff", "evicted",
+                      "disconnecting", "waiting-for-adapter", "idle", "failed"] { byState[state] = 0 }
+        for device in machine.devices.values { byState[device.phase.description, default: 0] += 1 }
+        for (state, count) in byState.sorted(by: { $0.key < $1.key }) { out += "fleetd_devices{state=\"\(state)\"} \(count)\n" }
+        family("fleetd_adapter_links", "gauge", "Links held per adapter (connects in flight included).")
+        family("fleetd_adapter_capacity", "gauge", "Connection pool capacity per adapter (learned capacity included).")
+        for adapter in machine.adapters.values.sorted(by: { $0.path < $1.path }) {
+            out += "fleetd_adapter_links{adapter=\"\(adapter.name)\"} \(adapter.slots.occupied)\n"
+            out += "fleetd_adapter_capacity{adapter=\"\(adapter.name)\"} \(adapter.slots.capacity)\n"
+        }
+        let state = metrics.state.withLock { $0 }
+        family("fleetd_connect_attempts_total", "counter", "Connect attempts by policy class.")
+        for (key, value) in state.attempts.sorted(by: { $0.key < $1.key }) { out += "fleetd_connect_attempts_total{class=\"\(escape(key))\"} \(value)\n" }
+        family("fleetd_connect_failures_total", "counter", "Connect failures by error class.")
+        for (key, value) in state.failures.sorted(by: { $0.key < $1.key }) { out += "fleetd_connect_failures_total{error_class=\"\(escape(key))\"} \(value)\n" }
+        family("fleetd_evictions_total", "counter", "Evictions by reason code.")
+        for (key, value) in state.evictions.sorted(by: { $0.key < $1.key }) { out += "fleetd_evictions_total{reason=\"\(escape(key))\"} \(value)\n" }
+        family("fleetd_reconnect_latency_seconds", "histogram", "Time from a link loss to the link being up again.")
+        for bucket in FleetMetrics.buckets {
+            out += "fleetd_reconnect_latency_seconds_bucket{le=\"\(bucket)\"} \(state.latencyBuckets[bucket] ?? 0)\n"
+        }
+        out += "fleetd_reconnect_latency_seconds_bucket{le=\"+Inf\"} \(state.latencyCount)\n"
+        out += "fleetd_reconnect_latency_seconds_sum \(state.latencySum)\n"
+        out += "fleetd_reconnect_latency_seconds_count \(state.latencyCount)\n"
+        family("fleetd_notifications_received_total", "counter", "Notification values received from subscribed characteristics.")
+        out += "fleetd_notifications_received_total \(feed.notificationsReceived)\n"
+        return out
+    }
+}

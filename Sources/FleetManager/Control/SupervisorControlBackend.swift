@@ -1,0 +1,69 @@
+import FleetControl
+import Foundation
+
+/// fleetctl's API (`FleetControlBackend`) answered by the running supervisor.
+public struct SupervisorControlBackend: FleetControlBackend {
+    public let supervisor: FleetSupervisor
+    public let version: String
+    /// Re-reads the configuration (SIGHUP and `fleetctl reload` share it); returns a one-line summary.
+    public let reloader: @Sendable () async throws -> String
+
+    public init(supervisor: FleetSupervisor, version: String, reloader: @escaping @Sendable () async throws -> String) {
+        self.supervisor = supervisor
+        self.version = version
+        self.reloader = reloader
+    }
+
+    public func status() async throws -> StatusInfo { await supervisor.statusInfo(version: version) }
+    public func listDevices() async throws -> [DeviceInfo] { await supervisor.deviceInfos() }
+    public func showDevice(_ reference: String) async throws -> DeviceDetail { try await supervisor.showDevice(reference) }
+    public func connect(_ reference: String) async throws -> ConnectOutcome { try await supervisor.connect(reference) }
+    public func disconnect(_ reference: String) async throws -> DisconnectOutcome { try await supervisor.disconnect(reference) }
+    public func evict(_ reference: String) async throws -> EvictOutcome { try await supervisor.evict(reference) }
+    public func forget(_ reference: String) async throws -> String { try await supervisor.forget(reference) }
+    public func setPolicy(_ reference: String, policyClass: String) async throws -> String {
+        try await supervisor.setPolicy(reference, policyClass: policyClass)
+    }
+
+    public func read(_ reference: String, characteristic uuid: String) async throws -> [UInt8] {
+        let (_, characteristic) = try await supervisor.characteristic(reference, uuid)
+        do {
+            return try await supervisor.client.readLong(characteristic: characteristic.path, mtu: characteristic.mtu)
+        } catch {
+            throw FleetControlError.bluez(name: error.name, message: error.message)
+        }
+    }
+
+    public func write(_ reference: String, characteristic uuid: String, value: [UInt8], withResponse: Bool) async throws {
+        let (_, characteristic) = try await supervisor.characteristic(reference, uuid)
+        do {
+            try await supervisor.client.write(characteristic: characteristic.path, value: value, withResponse: withResponse, mtu: characteristic.mtu)
+        } catch {
+            throw FleetControlError.bluez(name: error.name, message: error.message)
+        }
+    }
+
+    public func watch(_ reference: String?) async throws -> AsyncStream<WatchEvent> {
+        var device: String?
+        if let reference { device = try await supervisor.showDevice(reference).device.id }
+        let entries = supervisor.feed.subscribe(device: device)
+        let (stream, continuation) = AsyncStream<WatchEvent>.makeStream(bufferingPolicy: .bufferingNewest(4096))
+        let task = Task {
+            for await entry in entries {
+                let kind: WatchEvent.Kind
+                switch entry.kind {
+                case .lifecycle(_, let phase): kind = .lifecycle(state: phase)
+                case .notification(let characteristic, let value): kind = .notification(characteristic: characteristic, value: value)
+                case .reconnected: kind = .lifecycle(state: "reconnected")
+                }
+                continuation.yield(WatchEvent(sequence: Int(entry.sequence), time: entry.time, device: entry.device, kind: kind, text: entry.text))
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
+    public func reload() async throws -> String { try await reloader() }
+    public func metrics() async throws -> String { await supervisor.prometheusText() }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Synchronization
+
+/// One entry of the supervisor's event stream: a lifecycle event, a notification value, or the marker a
+/// reconnect leaves, numbered so a consumer can detect gaps.
+public struct FeedEntry: Sendable {
+    public enum Kind: Sendable {
+        case lifecycle(FleetMessageID, phase: String)
+        case notification(characteristic: String, value: [UInt8])
+        /// The link came back: values before and after belong to different connections.
+        case reconnected
+    }
+
+    public var sequence: UInt64
+    /// Wall-clock time, for people.
+    public var time: Date
+    /// Monotonic time since the daemon started, for ordering and gap detection.
+    public var monotonic: Duration
+    public var device: String
+    public var kind: Kind
+    public var text: String
+}
+
+/// Fans the supervisor's entries out to subscribers (`fleetctl watch`) and keeps the recent ones per device.
+/// Each subscriber has a bounded buffer: a consumer that falls behind loses the oldest entries, and the
+/// sequence numbers show the gap.
+public final class EventFeed: Sendable {
+    private struct State {
+        var next: UInt64 = 1
+        var subscribers: [UInt64: AsyncStream<FeedEntry>.Continuation] = [:]
+        var nextSubscriber: UInt64 = 0
+        var recent: [String: [FeedEntry]] = [:]
+        var notificationCount: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    private let started = ContinuousClock.now
+    public let recentPerDevice: Int
+    public let bufferPerSubscriber: Int
+
+    public init(recentPerDevice: Int = 64, bufferPerSubscriber: Int = 4096) {
+        self.recentPerDevice = recentPerDevice
+        self.bufferPerSubscriber = bufferPerSubscriber
+    }
+
+    @discardableResult
+    public func publish(device: String, kind: FeedEntry.Kind, text: String) -> FeedEntry {
+        let (entry, targets) = state.withLock { state -> (FeedEntry, [AsyncStream<FeedEntry>.Continuation]) in
+            let entry = FeedEntry(sequence: state.next, time: Date(), monotonic: ContinuousClock.now - started, device: device, kind: kind, text: text)
+            state.next += 1
+            if case .notification = kind { state.notificationCount += 1 }
+            var list = state.recent[device] ?? []
+            list.append(entry)
+            if list.count > recentPerDevice { list.removeFirst(list.count - recentPerDevice) }
+            state.recent[device] = list
+            return (entry, Array(state.subscribers.values))
+        }
+        for target in targets { target.yield(entry) }
+        return entry
+    }
+
+    /// A live stream of entries (optionally for one device), finished when the feed closes.
+    public func subscribe(device: String? = nil) -> AsyncStream<FeedEntry> {
+        let (stream, continuation) = AsyncStream<FeedEntry>.makeStream(bufferingPolicy: .bufferingNewest(bufferPerSubscriber))
+        let (relay, relayContinuation) = AsyncStream<FeedEntry>.makeStream(bufferingPolicy: .bufferingNewest(bufferPerSubscriber))
+        let id = state.withLock { state -> UInt64 in
+            state.nextSubscriber += 1
+            state.subscribers[state.nextSubscriber] = continuation
+            return state.nextSubscriber
+        }
+        let task = Task {
+            for await entry in stream where device == nil || entry.device == device { relayContinuation.yield(entry) }
+            relayContinuation.finish()
+        }
+        relayContinuation.onTermination = { [weak self] _ in
+            task.cancel()
+            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+            continuation.finish()
+        }
+        return relay
+    }
+
+    public func recent(device: String) -> [FeedEntry] { state.withLock { $0.recent[device] ?? [] } }
+
+    public var notificationsReceived: UInt64 { state.withLock { $0.notificationCount } }
+
+    public func close() {
+        let targets = state.withLock { state -> [AsyncStream<FeedEntry>.Continuation] in
+            let targets = Array(state.subscribers.values)
+            state.subscribers.removeAll()
+            return targets
+        }
+        for target in targets { target.finish() }
+    }
+}

@@ -1,0 +1,31 @@
+import Synchronization
+
+/// Counters the driver keeps for Prometheus: connect attempts and failures by error class, evictions by
+/// reason, reconnect latency.
+public final class FleetMetrics: Sendable {
+    struct State {
+        var attempts: [String: UInt64] = [:]
+        var failures: [String: UInt64] = [:]
+        var evictions: [String: UInt64] = [:]
+        var reconnectLatencies: [Double] = []
+        var latencyBuckets: [Double: UInt64] = [:]
+        var latencySum: Double = 0
+        var latencyCount: UInt64 = 0
+    }
+
+    static let buckets: [Double] = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
+    let state = Mutex(State())
+
+    public init() {}
+
+    func attempt(_ policyClass: String) { state.withLock { $0.attempts[policyClass, default: 0] += 1 } }
+    func failure(_ errorClass: String) { state.withLock { $0.failures[errorClass, default: 0] += 1 } }
+    func eviction(_ reason: String) { state.withLock { $0.evictions[reason, default: 0] += 1 } }
+    func reconnected(after seconds: Double) {
+        state.withLock { state in
+            for bucket in Self.buckets where seconds <= bucket { state.latencyBuckets[bucket, default: 0] += 1 }
+            state.latencySum += seconds
+            state.latencyCount += 1
+        }
+    }
+}

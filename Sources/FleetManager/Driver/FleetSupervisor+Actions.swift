@@ -1,0 +1,179 @@
+import FleetPlatform
+import Foundation
+import Policy
+
+/// Performing the state machine's actions. I/O runs in tasks whose results come back as events; the actor
+/// itself never waits on BlueZ.
+extension FleetSupervisor {
+    func perform(_ actions: [FleetAction]) {
+        for action in actions {
+            switch action {
+            case .connect(let device, let path, _, let timeout, let token):
+                metrics.attempt(machine.devices[device]?.policyClass.rawValue ?? "normal")
+                let client = self.client
+                Task { [weak self] in
+                    var failure: BlueZError?
+                    do throws(BlueZError) { try await client.connect(device: path, timeout: timeout) } catch { failure = error }
+                    await self?.connectDone(device: device, token: token, error: failure)
+                }
+            case .disconnect(_, let path):
+                let client = self.client
+                let logger = self.logger
+                Task {
+                    do { try await client.disconnect(device: path) } catch {
+                        logger.debug("disconnect of \(path) answered \(error)")
+                    }
+                }
+            case .removeDevice(_, let adapter, let path):
+                let client = self.client
+                let logger = self.logger
+                Task {
+                    do { try await client.removeDevice(adapter: adapter, device: path) } catch {
+                        logger.warning("RemoveDevice \(path) failed: \(error)")
+                    }
+                }
+            case .setUp(let device, let path, let subscribe, let read, let token):
+                let characteristics = tree.characteristics(of: path)
+                let client = self.client
+                let logger = self.logger
+                let feed = self.feed
+                Task { [weak self] in
+                    let failure = await Self.setUp(device: device, characteristics: characteristics, subscribe: subscribe, read: read,
+                                                   client: client, logger: logger, feed: feed)
+                    await self?.setUpDone(device: device, token: token, error: failure)
+                }
+            case .schedule(let timer, let delay):
+                timers[timer]?.cancel()
+                timers[timer] = Task { [weak self] in
+                    do { try await Task.sleep(for: delay) } catch { return }
+                    await self?.fire(timer)
+                }
+            case .cancel(let timer):
+                timers.removeValue(forKey: timer)?.cancel()
+            case .startDiscovery(let adapter):
+                let client = self.client
+                let logger = self.logger
+                let uuids = options.scanServiceUUIDs
+                let duplicates = options.duplicateData
+                Task {
+                    do throws(BlueZError) {
+                        try await client.setDiscoveryFilter(adapter: adapter, uuids: uuids, duplicateData: duplicates)
+                        try await client.startDiscovery(adapter: adapter)
+                    } catch where error.name == "org.bluez.Error.InProgress" {
+                        // Discovery already running for this client.
+                    } catch {
+                        logger.warning("cannot start discovery on \(adapter): \(error)", metadata: ["adapter": adapter, "reason": error.name])
+                    }
+                }
+            case .persist:
+                schedulePersist()
+            case .log(let event):
+                log(event)
+            }
+        }
+        updateStatus()
+    }
+
+    func connectDone(device: String, token: UInt64, error: BlueZError?) {
+        if let error {
+            let code = BlueZErrorClassifier.classify(error.timedOut ? .local(.connectTimedOut) : .dbus(name: error.name, message: error.message)).code
+            metrics.failure(code)
+        }
+        perform(machine.connectFinished(device: device, token: token, error: error, now: now()))
+    }
+
+    func setUpDone(device: String, token: UInt64, error: BlueZError?) {
+        perform(machine.setUpFinished(device: device, token: token, error: error, now: now()))
+        if initialSetUps.remove(device) != nil, initialSetUps.isEmpty { releaseReadyWaiter() }
+    }
+
+    func fire(_ timer: TimerID) {
+        // A timer no longer registered was cancelled or replaced: its fire is stale.
+        guard timers.removeValue(forKey: timer) != nil else { return }
+        perform(machine.timerFired(timer, now: now()))
+    }
+
+    /// Reads on connect and StartNotify for each configured characteristic. A characteristic the device does
+    /// not have is a warning, not a reason to drop the link.
+    static func setUp(device: String, characteristics: [CharacteristicObject], subscribe: [String], read: [String],
+                      client: BlueZClient, logger: Logger, feed: EventFeed) async -> BlueZError? {
+        func find(_ uuid: String) -> CharacteristicObject? { characteristics.first { $0.uuid == uuid } }
+        for uuid in read {
+            guard let characteristic = find(uuid) else {
+                logger.warning("\(device) has no characteristic \(uuid) to read", metadata: ["device": device, "reason": "missing-characteristic"])
+                continue
+            }
+            do throws(BlueZError) {
+                let value = try await client.readLong(characteristic: characteristic.path, mtu: characteristic.mtu)
+                feed.publish(device: device, kind: .notification(characteristic: uuid, value: value),
+                             text: "read \(uuid.shortUUID) = \(value.count) byte(s)")
+            } catch {
+                return error
+            }
+        }
+        for uuid in subscribe {
+            guard let characteristic = find(uuid) else {
+                logger.warning("\(device) has no characteristic \(uuid) to subscribe to", metadata: ["device": device, "reason": "missing-characteristic"])
+                continue
+            }
+            do throws(BlueZError) {
+                try await client.startNotify(characteristic: characteristic.path)
+            } catch where error.name == "org.bluez.Error.InProgress" || error.message.lowercased().contains("already") {
+                // Already notifying for us: the subscription is armed.
+            } catch {
+                return error
+            }
+        }
+        return nil
+    }
+
+    func log(_ event: LifecycleEvent) {
+        let level: LogLevel = event.warning ? .warning : .info
+        logger.log(level, event.message, id: event.id.rawValue, metadata: event.metadata)
+        switch event.id {
+        case .evicted: metrics.eviction(event.reason ?? "unknown")
+        case .disconnected:
+            if let device = event.device { linkDownAt[device] = now() }
+        case .connected:
+            if let device = event.device, let down = linkDownAt.removeValue(forKey: device) {
+                metrics.reconnected(after: Double((now() - down).milliseconds) / 1000)
+                feed.publish(device: device, kind: .reconnected, text: "reconnected")
+            }
+        default: break
+        }
+        if let device = event.device {
+            feed.publish(device: device, kind: .lifecycle(event.id, phase: machine.devices[device]?.phase.description ?? "unknown"), text: event.message)
+        }
+    }
+
+    func schedulePersist() {
+        guard store != nil, !persistScheduled else { return }
+        persistScheduled = true
+        let delay = options.snapshotCoalescing
+        Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            await self?.writeSnapshot()
+        }
+    }
+
+    func writeSnapshot() {
+        persistScheduled = false
+        guard let store else { return }
+        do {
+            let bytes = try store.write(machine.snapshot)
+            snapshotWrites += 1
+            logger.debug("snapshot written (\(bytes) bytes)", id: FleetMessageID.snapshotWritten.rawValue, metadata: ["path": store.path])
+        } catch {
+            logger.error("cannot write snapshot: \(error)", metadata: ["path": store.path, "reason": "write-failed"])
+        }
+    }
+
+    func updateStatus() {
+        guard isReady else { return }
+        let line = statusLine(machine.counts)
+        if line != lastStatus {
+            lastStatus = line
+            notifier.status(line)
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import FleetControl
+import Foundation
+import Identity
+import Policy
+
+/// What fleetctl sees and asks, answered from the actor's current state.
+extension FleetSupervisor {
+    public func statusInfo(version: String) -> StatusInfo {
+        let counts = machine.counts
+        let adapters = machine.adapters.values.sorted { $0.path < $1.path }.map { adapter in
+            AdapterInfo(name: adapter.name, address: tree.adapters[adapter.path]?.address, powered: adapter.powered,
+                        slotsUsed: adapter.slots.occupied, slotsCapacity: adapter.slots.capacity)
+        }
+        let uptime = ContinuousClock.now - startedAt
+        return StatusInfo(daemon: DaemonInfo(version: version, uptimeSeconds: Double(uptime.milliseconds) / 1000,
+                                             state: stopping ? "stopping" : (isReady ? "running" : "starting")),
+                          adapters: adapters,
+                          counts: DeviceCounts(wanted: counts.wanted, ready: counts.ready, backingOff: counts.backingOff, failed: counts.failed))
+    }
+
+    public func deviceInfos() -> [DeviceInfo] {
+        let now = now()
+        return machine.devices.values.sorted { $0.id < $1.id }.map { info(for: $0, now: now) }
+    }
+
+    func info(for device: FleetDevice, now: Duration) -> DeviceInfo {
+        DeviceInfo(id: device.id, displayName: device.displayName ?? device.id, state: device.phase.description,
+                   adapter: device.adapter ?? device.bestSighting.map { String($0.adapter.split(separator: "/").last ?? "") },
+                   address: device.address, rssi: device.rssi,
+                   lastSeenSecondsAgo: device.lastSeen.map { Double((now - $0).milliseconds) / 1000 },
+                   attempt: device.attempt, nextRetryInSeconds: device.nextRetry.map { max(0, Double(($0 - now).milliseconds) / 1000) },
+                   policyClass: device.policyClass.rawValue)
+    }
+
+    func resolve(_ reference: String) throws(FleetControlError) -> FleetDevice {
+        let infos = deviceInfos()
+        let info = try DeviceReference.resolve(reference, in: infos)
+        guard let device = machine.devices[info.id] else { throw .deviceNotFound(reference: reference) }
+        return device
+    }
+
+    public func showDevice(_ reference: String) throws(FleetControlError) -> DeviceDetail {
+        let device = try resolve(reference)
+        let now = now()
+        let characteristics = device.linkPath.map { tree.characteristics(of: $0) } ?? []
+        return DeviceDetail(device: info(for: device, now: now), identity: device.id, lastError: device.lastReason,
+                            connectedForSeconds: device.linkUpAt.map { Double((now - $0).milliseconds) / 1000 },
+                            characteristics: characteristics.sorted { $0.uuid < $1.uuid }.map { CharacteristicInfo(uuid: $0.uuid, flags: $0.flags) })
+    }
+
+    public func connect(_ reference: String) throws(FleetControlError) -> ConnectOutcome {
+        let id = (try? resolve(reference).id) ?? reference
+        guard machine.devices[id] != nil || (try? FleetIdentity(stableID: id)) != nil else {
+            throw .deviceNotFound(reference: reference)
+        }
+        let outcome = machine.operatorConnect(id, now: now())
+        perform(outcome.actions)
+        return ConnectOutcome(device: id, state: machine.devices[id]?.phase.description ?? "unknown", evicted: outcome.eviction,
+                              note: outcome.message)
+    }
+
+    public func disconnect(_ reference: String) throws(FleetControlError) -> DisconnectOutcome {
+        let device = try resolve(reference)
+        guard let outcome = machine.operatorDisconnect(device.id, now: now()) else { throw .deviceNotFound(reference: reference) }
+        perform(outcome.actions)
+        return DisconnectOutcome(device: device.id, state: machine.devices[device.id]?.phase.description ?? "idle")
+    }
+
+    public func evict(_ reference: String) throws(FleetControlError) -> EvictOutcome {
+        let device = try resolve(reference)
+        guard device.phase.hasLink || device.phase == .connecting else { throw .notConnected(device: device.id) }
+        guard let outcome = machine.operatorEvict(device.id, now: now()) else { throw .deviceNotFound(reference: reference) }
+        perform(outcome.actions)
+        return EvictOutcome(device: device.id, holdOffSeconds: Double(machine.settings.evictionHoldOff.milliseconds) / 1000)
+    }
+
+    public func forget(_ reference: String) throws(FleetControlError) -> String {
+        let device = try resolve(reference)
+        guard let outcome = machine.operatorForget(device.id, now: now()) else { throw .deviceNotFound(reference: reference) }
+        perform(outcome.actions)
+        return device.id
+    }
+
+    public func setPolicy(_ reference: String, policyClass name: String) throws(FleetControlError) -> String {
+        let device = try resolve(reference)
+        guard let policyClass = PolicyClass(rawValue: name) else {
+            throw .invalidPolicyClass(name, known: PolicyClass.allCases.map(\.rawValue))
+        }
+        guard let outcome = machine.operatorSetPolicy(device.id, policyClass, now: now()) else { throw .deviceNotFound(reference: reference) }
+        perform(outcome.actions)
+        return device.id
+    }
+
+    /// The characteristic object for a UUID (16-bit or 128-bit) on a linked device.
+    public func characteristic(_ reference: String, _ uuid: String) throws(FleetControlError) -> (FleetDevice, CharacteristicObject) {
+        let device = try resolve(reference)
+        guard let path = device.linkPath, device.phase.hasLink else { throw .notConnected(device: device.id) }
+        let wanted = Self.canonicalUUID(uuid)
+        guard let characteristic = tree.characteristics(of: path).first(where: { $0.uuid == wanted }) else {
+            throw .characteristicNotFound(device: device.id, characteristic: uuid)
+        }
+        return (device, characteristic)
+    }
+
+    /// `2a37` → `00002a37-0000-1000-8000-00805f9b34fb`; other forms lowercased.
+    public static func canonicalUUID(_ text: String) -> String {
+        let t = text.lowercased().replacingOccurrences(of: "0x", with: "")
+        if t.count == 4 { return "0000\(t)-0000-1000-8000-00805f9b34fb" }
+        if t.count == 8 { return "\(t)-0000-1000-8000-00805f9b34fb" }
+        return t
+    }
+
+    public func prometheusText() -> String {
+        FleetMetricsText.render(machine: machine, metrics: metrics, feed: feed)
+    }
+}
+
+extension FleetSupervisor {
+    /// Applies a re-read configuration; throws (and changes nothing) when its identity rules are invalid.
+    public func reload(rules: [IdentityRule], wanted: [WantedDevice], previouslyConfigured: Set<String>) throws(IdentityError) -> String {
+        let (actions, summary) = try machine.reload(rules: rules, wanted: wanted, previouslyConfigured: previouslyConfigured, now: now())
+        perform(actions)
+        logger.notice(summary)
+        return summary
+    }
+
+    /// The state machine's current value, for tests and benchmarks.
+    public var state: FleetStateMachine { machine }
+}

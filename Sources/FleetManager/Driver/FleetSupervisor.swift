@@ -1,0 +1,183 @@
+import FleetPlatform
+import Foundation
+import Identity
+import Policy
+
+/// The actor that drives `FleetStateMachine`: it feeds it BlueZ's events, timer fires and I/O results, and
+/// performs the actions it returns (D-Bus calls in their own tasks, timers as sleeping tasks, snapshots,
+/// logs, sd_notify). It is the only place where time, randomness and I/O meet the state machine.
+public actor FleetSupervisor {
+    /// How the supervisor behaves around the state machine.
+    public struct Options: Sendable {
+        public var scanServiceUUIDs: [String]
+        public var duplicateData: Bool
+        public var leaveLinksOnExit: Bool
+        /// How long start-up waits for adopted links to be re-subscribed before READY=1.
+        public var readyTimeout: Duration
+        public var snapshotCoalescing: Duration
+
+        public init(scanServiceUUIDs: [String] = [], duplicateData: Bool = false, leaveLinksOnExit: Bool = true,
+                    readyTimeout: Duration = .seconds(30), snapshotCoalescing: Duration = .milliseconds(100)) {
+            self.scanServiceUUIDs = scanServiceUUIDs
+            self.duplicateData = duplicateData
+            self.leaveLinksOnExit = leaveLinksOnExit
+            self.readyTimeout = readyTimeout
+            self.snapshotCoalescing = snapshotCoalescing
+        }
+    }
+
+    var machine: FleetStateMachine
+    var tree = BlueZTree()
+    public let client: BlueZClient
+    let logger: Logger
+    let notifier: ServiceNotifier
+    let store: SnapshotStore?
+    public let feed: EventFeed
+    public let metrics: FleetMetrics
+    let options: Options
+    let startedAt = ContinuousClock.now
+    var timers: [TimerID: Task<Void, Never>] = [:]
+    var persistScheduled = false
+    var lastStatus = ""
+    var initialSetUps: Set<String> = []
+    var readyWaiter: CheckedContinuation<Void, Never>?
+    public private(set) var isReady = false
+    var stopping = false
+    var eventTask: Task<Void, Never>?
+    var watchdogTask: Task<Void, Never>?
+    var linkDownAt: [String: Duration] = [:]
+    public internal(set) var snapshotWrites = 0
+
+    public init(machine: FleetStateMachine, client: BlueZClient, logger: Logger, notifier: ServiceNotifier = ServiceNotifier(),
+                store: SnapshotStore?, options: Options = Options(), feed: EventFeed = EventFeed(), metrics: FleetMetrics = FleetMetrics()) {
+        self.machine = machine
+        self.client = client
+        self.logger = logger
+        self.notifier = notifier
+        self.store = store
+        self.options = options
+        self.feed = feed
+        self.metrics = metrics
+    }
+
+    /// Wall-clock time as the state machine's `now`: it keeps meaning across restarts (the registry's
+    /// first/last seen), while every delay is relative and measured by the driver's timers.
+    nonisolated func now() -> Duration {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return .seconds(Int64(ts.tv_sec)) + .nanoseconds(Int64(ts.tv_nsec))
+    }
+
+    /// Restores the snapshot, reads BlueZ's tree, adopts existing links, re-subscribes, sends READY=1, then
+    /// follows BlueZ's events until `stop()`.
+    public func start() async throws(BlueZError) {
+        restoreSnapshot()
+        let events = try await client.events()
+        try await reconcile()
+        initialSetUps = Set(machine.devices.values.filter { $0.phase == .resolving || $0.phase == .connected }.map(\.id))
+        if !initialSetUps.isEmpty {
+            let deadline = options.readyTimeout
+            Task { [weak self] in
+                try? await Task.sleep(for: deadline)
+                await self?.releaseReadyWaiter()
+            }
+            await withCheckedContinuation { readyWaiter = $0 }
+        }
+        isReady = true
+        let counts = machine.counts
+        notifier.ready(status: statusLine(counts))
+        logger.notice("fleetd is ready: \(statusLine(counts))", id: FleetMessageID.started.rawValue,
+                      metadata: ["wanted": String(counts.wanted), "ready": String(counts.ready)])
+        eventTask = Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                await self.handle(event)
+            }
+        }
+        startWatchdog()
+    }
+
+    func releaseReadyWaiter() {
+        readyWaiter?.resume()
+        readyWaiter = nil
+    }
+
+    /// Reads the whole object tree and feeds it through the state machine (at start and after bluetoothd restarts).
+    func reconcile() async throws(BlueZError) {
+        tree = try await client.objects()
+        reportProblems()
+        let now = now()
+        for adapter in tree.adapters.values.sorted(by: { $0.path < $1.path }) {
+            perform(machine.adapterAppeared(path: adapter.path, powered: adapter.powered, now: now))
+        }
+        for device in tree.devices.values.sorted(by: { $0.path < $1.path }) {
+            perform(machine.deviceObserved(device, now: now))
+        }
+    }
+
+    /// Graceful shutdown: stop following events, flush the snapshot, leave or drop links as configured.
+    public func stop() async {
+        guard !stopping else { return }
+        stopping = true
+        notifier.stopping(status: "stopping")
+        logger.notice("fleetd is stopping", id: FleetMessageID.stopping.rawValue)
+        eventTask?.cancel()
+        watchdogTask?.cancel()
+        for task in timers.values { task.cancel() }
+        timers.removeAll()
+        writeSnapshot()
+        if !options.leaveLinksOnExit {
+            for device in machine.devices.values {
+                if let path = device.linkPath { try? await client.disconnect(device: path) }
+            }
+        }
+        feed.close()
+    }
+
+    func restoreSnapshot() {
+        guard let store else { return }
+        switch store.load() {
+        case .none:
+            logger.info("no snapshot at \(store.path); starting fresh")
+        case .loaded(let snapshot, let file):
+            machine.restore(snapshot)
+            logger.notice("restored \(snapshot.devices.count) device(s) from \(file)", id: FleetMessageID.snapshotRestored.rawValue,
+                          metadata: ["path": file])
+        case .recovered(let snapshot, let rejected, let reason, let keptAs):
+            logger.error("snapshot \(rejected) rejected: \(reason); kept as \(keptAs ?? "-"); \(snapshot == nil ? "no previous good copy, starting from the configuration" : "using the previous good copy")",
+                         id: FleetMessageID.snapshotRejected.rawValue, metadata: ["path": rejected, "reason": reason])
+            if let snapshot {
+                machine.restore(snapshot)
+                logger.notice("restored \(snapshot.devices.count) device(s) from \(store.previousPath)",
+                              id: FleetMessageID.snapshotRestored.rawValue, metadata: ["path": store.previousPath])
+            }
+            // Write a good file back at once, so the next start does not depend on the fallback.
+            schedulePersist()
+        }
+    }
+
+    func statusLine(_ counts: FleetStateMachine.Counts) -> String {
+        "\(counts.wanted) wanted, \(counts.ready) ready, \(counts.backingOff) backing off, \(counts.connecting) connecting, \(counts.waiting) waiting for adapter, \(counts.failed) failed"
+    }
+
+    func startWatchdog() {
+        guard let interval = notifier.watchdogInterval() else { return }
+        watchdogTask = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval / 2)
+                // The ping goes through the actor: it proves the supervisor's loop is not stuck.
+                await self?.watchdogPing()
+            }
+        }
+    }
+
+    func watchdogPing() { notifier.watchdog() }
+
+    func reportProblems() {
+        for problem in tree.problems {
+            logger.warning("malformed BlueZ reply: \(problem)", id: FleetMessageID.malformedReply.rawValue,
+                           metadata: ["path": problem.path, "reason": "malformed-property"])
+        }
+        tree.problems.removeAll()
+    }
+}

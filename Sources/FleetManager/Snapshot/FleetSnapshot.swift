@@ -1,0 +1,66 @@
+import Identity
+import Policy
+
+/// What fleetd persists: the desired state (which devices, which subscriptions, their policy class), the
+/// identity registry (ids, names, last addresses), backoff progress and recent evictions. Times are wall-clock
+/// durations since the Unix epoch, so they keep their meaning across restarts.
+public struct FleetSnapshot: Codable, Sendable, Equatable {
+    /// Bumped on any incompatible change; a newer file is refused, never misread.
+    public static let currentSchemaVersion = 1
+
+    public struct Device: Codable, Sendable, Equatable {
+        public var wanted: WantedDevice
+        public var isWanted: Bool
+        public var lastAddresses: [String]
+        public var failures: Int
+        public var gaveUp: Bool
+        public var lastReason: String?
+    }
+
+    public var schemaVersion: Int
+    public var devices: [Device]
+    public var registry: IdentityRegistry
+    public var evictions: [FleetStateMachine.EvictionRecord]
+
+    public init(schemaVersion: Int = FleetSnapshot.currentSchemaVersion, devices: [Device], registry: IdentityRegistry,
+                evictions: [FleetStateMachine.EvictionRecord]) {
+        self.schemaVersion = schemaVersion
+        self.devices = devices
+        self.registry = registry
+        self.evictions = evictions
+    }
+}
+
+extension FleetStateMachine {
+    /// The snapshot of the current state.
+    public var snapshot: FleetSnapshot {
+        let list = devices.values.sorted { $0.id < $1.id }.map { device in
+            var failed = false
+            if case .failed = device.phase { failed = true }
+            return FleetSnapshot.Device(wanted: device.wanted, isWanted: device.isWanted,
+                                        lastAddresses: Array(Set(device.sightings.values.map(\.address))).sorted(),
+                                        failures: device.reconnect.failures, gaveUp: failed, lastReason: device.lastReason)
+        }
+        return FleetSnapshot(devices: list, registry: registry, evictions: evictions)
+    }
+
+    /// Takes back the desired state of a previous run. Configured devices keep their configured class and
+    /// subscriptions; devices added by the operator come back as they were; the registry is merged.
+    public mutating func restore(_ snapshot: FleetSnapshot) {
+        registry.merge(snapshot.registry)
+        evictions = snapshot.evictions
+        for saved in snapshot.devices {
+            if var device = devices[saved.wanted.id] {
+                device.isWanted = saved.isWanted
+                device.lastReason = saved.lastReason
+                if !saved.isWanted { device.phase = .idle }
+                devices[saved.wanted.id] = device
+            } else {
+                var device = FleetDevice(wanted: saved.wanted, isWanted: saved.isWanted, configuration: settings.policy)
+                device.lastReason = saved.lastReason
+                if !saved.isWanted { device.phase = .idle }
+                devices[saved.wanted.id] = device
+            }
+        }
+    }
+}

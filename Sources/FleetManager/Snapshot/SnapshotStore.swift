@@ -1,0 +1,108 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads and writes the snapshot file atomically: write a temporary file, fsync it, keep the previous good
+/// copy as `<path>.prev`, rename the new one into place, fsync the directory. A corrupt or newer-version
+/// file is reported and the previous good copy is used; the bad file is moved aside, never silently wiped.
+public struct SnapshotStore: Sendable {
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    public var previousPath: String { path + ".prev" }
+
+    /// What loading found.
+    public enum LoadResult: Sendable {
+        case none
+        case loaded(FleetSnapshot, from: String)
+        /// The main file was rejected (reason); the snapshot (if any) came from the previous copy.
+        case recovered(FleetSnapshot?, rejected: String, reason: String, keptAs: String?)
+    }
+
+    public func load() -> LoadResult {
+        guard FileManager.default.fileExists(atPath: path) || FileManager.default.fileExists(atPath: previousPath) else { return .none }
+        let main = decode(path)
+        if case .success(let snapshot) = main { return .loaded(snapshot, from: path) }
+        let reason: String
+        switch main {
+        case .failure(let error): reason = error.message
+        case .success: reason = ""
+        }
+        var keptAs: String?
+        if FileManager.default.fileExists(atPath: path) {
+            let aside = path + ".rejected-\(Int(Date().timeIntervalSince1970))"
+            if rename(path, aside) == 0 { keptAs = aside }
+        }
+        if case .success(let previous) = decode(previousPath) {
+            return .recovered(previous, rejected: path, reason: reason, keptAs: keptAs)
+        }
+        return .recovered(nil, rejected: path, reason: reason, keptAs: keptAs)
+    }
+
+    /// Why a snapshot file could not be used.
+    public struct SnapshotError: Error, Sendable, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    func decode(_ file: String) -> Result<FleetSnapshot, SnapshotError> {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            return .failure(SnapshotError(message: "\(file): cannot be read"))
+        }
+        struct Version: Decodable { var schemaVersion: Int }
+        guard let version = try? JSONDecoder().decode(Version.self, from: data) else {
+            return .failure(SnapshotError(message: "\(file): not a fleetd snapshot (truncated or corrupt JSON, \(data.count) bytes)"))
+        }
+        guard version.schemaVersion <= FleetSnapshot.currentSchemaVersion else {
+            return .failure(SnapshotError(message: "\(file): schema version \(version.schemaVersion) is newer than this fleetd understands (\(FleetSnapshot.currentSchemaVersion))"))
+        }
+        do {
+            return .success(try JSONDecoder().decode(FleetSnapshot.self, from: data))
+        } catch {
+            return .failure(SnapshotError(message: "\(file): invalid snapshot: \(error)"))
+        }
+    }
+
+    /// Writes the snapshot durably; returns the bytes written.
+    @discardableResult
+    public func write(_ snapshot: FleetSnapshot) throws(SnapshotError) -> Int {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data: Data
+        do { data = try encoder.encode(snapshot) } catch { throw SnapshotError(message: "cannot encode snapshot: \(error)") }
+        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let temporary = path + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw SnapshotError(message: "\(temporary): \(String(cString: strerror(errno)))") }
+        var offset = 0
+        let ok = data.withUnsafeBytes { raw -> Bool in
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                offset += n
+            }
+            return fsync(fd) == 0
+        }
+        close(fd)
+        guard ok else {
+            unlink(temporary)
+            throw SnapshotError(message: "\(temporary): write failed: \(String(cString: strerror(errno)))")
+        }
+        if access(path, F_OK) == 0 {
+            unlink(previousPath)
+            _ = link(path, previousPath)
+        }
+        guard rename(temporary, path) == 0 else {
+            throw SnapshotError(message: "rename \(temporary) → \(path): \(String(cString: strerror(errno)))")
+        }
+        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirFD >= 0 {
+            fsync(dirFD)
+            close(dirFD)
+        }
+        return data.count
+    }
+}

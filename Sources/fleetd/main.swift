@@ -1,0 +1,150 @@
+// fleetd's composition root: parse the command line, read the configuration, wire the D-Bus connection,
+// the supervisor, the control socket and the signal handlers together, then wait for a signal.
+import Dispatch
+import FleetControl
+import FleetManager
+import FleetPlatform
+import Foundation
+
+let version = "0.1.0"
+let environment = ProcessInfo.processInfo.environment
+
+let arguments: DaemonArguments
+do {
+    arguments = try DaemonArguments.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("fleetd: \(error)\n".utf8))
+    exit(error.exitCode)
+}
+if arguments.showHelp { print(DaemonArguments.help); exit(0) }
+if arguments.showVersion { print("fleetd \(version)"); exit(0) }
+
+func loadConfiguration(_ path: String) throws(ConfigError) -> FleetConfiguration {
+    if !FileManager.default.fileExists(atPath: path) && path == DaemonArguments().configPath { return .defaults }
+    return try FleetConfiguration.load(path: path)
+}
+
+var configuration: FleetConfiguration
+do {
+    configuration = try loadConfiguration(arguments.configPath)
+} catch {
+    FileHandle.standardError.write(Data("fleetd: \(error)\n".utf8))
+    exit(3)
+}
+if let snapshot = arguments.snapshotPath { configuration.snapshotPath = snapshot }
+if let socket = arguments.socketPath { configuration.controlSocket = socket }
+
+let destination = LogDestination(rawValue: arguments.logTarget ?? configuration.logTarget) ?? .automatic
+let level = LogLevel(name: arguments.logLevel ?? configuration.logLevel) ?? .info
+let logger = Logger(label: "fleetd", level: level, handler: destination.handler(identifier: "fleetd", environment: environment))
+
+let bus: DBusConnection
+do {
+    bus = try arguments.busAddress.map { address throws(DBusError) in try DBusConnection(address: address) } ?? DBusConnection.system()
+} catch {
+    logger.critical("cannot connect to the D-Bus system bus: \(error)")
+    exit(1)
+}
+
+func wanted(_ configuration: FleetConfiguration) -> [WantedDevice] {
+    configuration.devices.map {
+        WantedDevice(id: $0.id, name: $0.name, policyClass: $0.policyClass, subscribe: $0.subscribe, readOnConnect: $0.read)
+    }
+}
+
+let settings = FleetStateMachine.Settings(policy: configuration.policy, capacity: configuration.capacity,
+                                          defaultCapacity: configuration.defaultCapacity, adapters: configuration.adapters,
+                                          evictionHoldOff: configuration.evictionHoldOff, setUpTimeout: configuration.setUpTimeout)
+let machine: FleetStateMachine
+do {
+    machine = try FleetStateMachine(settings: settings, rules: configuration.identityRules, wanted: wanted(configuration),
+                                    seed: UInt64.random(in: .min ... .max))
+} catch {
+    logger.critical("invalid identity rules: \(error)")
+    exit(3)
+}
+let supervisor = FleetSupervisor(
+    machine: machine, client: BlueZClient(bus: bus), logger: logger, store: SnapshotStore(path: configuration.snapshotPath),
+    options: .init(scanServiceUUIDs: configuration.scanServiceUUIDs, duplicateData: configuration.duplicateData,
+                   leaveLinksOnExit: configuration.leaveLinksOnExit))
+
+/// The configuration in force, shared by SIGHUP and `fleetctl reload`.
+final class ConfigurationHolder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: FleetConfiguration
+    init(_ configuration: FleetConfiguration) { current = configuration }
+    var value: FleetConfiguration {
+        get { lock.withLock { current } }
+        set { lock.withLock { current = newValue } }
+    }
+}
+let holder = ConfigurationHolder(configuration)
+let configPath = arguments.configPath
+
+@Sendable func reload() async throws -> String {
+    let fresh = try loadConfiguration(configPath)
+    let previous = Set(holder.value.devices.map(\.id))
+    let summary = try await supervisor.reload(rules: fresh.identityRules, wanted: wanted(fresh), previouslyConfigured: previous)
+    holder.value = fresh
+    return summary
+}
+
+do {
+    try await supervisor.start()
+} catch {
+    logger.critical("cannot start: \(error)")
+    exit(1)
+}
+
+let backend = SupervisorControlBackend(supervisor: supervisor, version: version, reloader: reload)
+let service = FleetService(backend: backend, info: ServiceInfo(version: version), log: { logger.notice("control: \($0)") })
+let controlSocket = configuration.controlSocket
+func makeServer(group: String?) throws -> VarlinkServer {
+    try VarlinkServer(configuration: .init(socketPath: controlSocket, socketMode: 0o660, controlGroup: group,
+                                           inheritedDescriptor: ListeningSocket.activationDescriptor(environment: environment, pid: getpid())),
+                      service: service)
+}
+let server: VarlinkServer
+do {
+    server = try makeServer(group: configuration.controlGroup.isEmpty ? nil : configuration.controlGroup)
+} catch {
+    logger.warning("control socket with group '\(configuration.controlGroup)' failed (\(error)); serving root only")
+    do {
+        server = try makeServer(group: nil)
+    } catch {
+        logger.critical("cannot open the control socket \(configuration.controlSocket): \(error)")
+        exit(1)
+    }
+}
+logger.info("control socket at \(configuration.controlSocket)")
+
+// Signals arrive as dispatch sources; the default actions are ignored so the sources see them.
+let (stopStream, stopContinuation) = AsyncStream<Int32>.makeStream()
+var signalSources: [DispatchSourceSignal] = []
+for number in [SIGTERM, SIGINT, SIGHUP] {
+    signal(number, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+    source.setEventHandler { stopContinuation.yield(number) }
+    source.resume()
+    signalSources.append(source)
+}
+
+for await number in stopStream {
+    if number == SIGHUP {
+        ServiceNotifier().reloading()
+        do {
+            let summary = try await reload()
+            logger.notice("SIGHUP: \(summary)")
+        } catch {
+            logger.error("SIGHUP: configuration rejected, keeping the old one: \(error)", id: FleetMessageID.configRejected.rawValue)
+        }
+        ServiceNotifier().ready()
+        continue
+    }
+    logger.notice("received signal \(number); stopping")
+    break
+}
+await supervisor.stop()
+server.stop()
+bus.close()
+exit(0)
