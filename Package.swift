@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "FleetManager", dependencies: ["FleetPlatform", "Identity", "Policy", "FleetControl"]),
         .target(name: "BlueZSimulator", dependencies: ["FleetPlatform"]),
         .target(name: "FleetControl"),
-        .target(name: "FleetTestKit", dependencies: ["FleetPlatform"], path: "Tests/FleetTestKit"),
+        .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetControl"], path: "Tests/FleetTestKit"),
 
         .executableTarget(name: "fleetd", dependencies: ["FleetManager", "FleetPlatform", "FleetControl"]),
         .executableTarget(name: "fleetctl", dependencies: ["FleetControl"]),

@@ -98,6 +98,11 @@ public struct Backoff: Sendable, Hashable {
     }
 
     /// Forgets every failure (after a successful connect that the caller wants to count as a fresh start).
+    /// Takes back the failure count of a previous run (from a snapshot).
+    public mutating func restore(failures count: Int) {
+        failures = max(0, count)
+    }
+
     public mutating func reset() {
         failures = 0
     }

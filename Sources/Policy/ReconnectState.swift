@@ -78,6 +78,12 @@ public struct ReconnectState: Sendable, Hashable {
     }
 
     /// The device was evicted by the pool (not a failure): it waits for a free slot, nothing is counted.
+    /// Takes back a previous run's progress (from a snapshot): the failure count, and whether it gave up.
+    public mutating func restore(failures: Int, hasGivenUp: Bool) {
+        backoff.restore(failures: failures)
+        self.hasGivenUp = hasGivenUp && policyClass != .critical
+    }
+
     public mutating func evicted(now: Duration) {
         backoff.linkDown(now: now)
     }

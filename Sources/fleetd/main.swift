@@ -34,7 +34,8 @@ do {
 if let snapshot = arguments.snapshotPath { configuration.snapshotPath = snapshot }
 if let socket = arguments.socketPath { configuration.controlSocket = socket }
 
-let destination = LogDestination(rawValue: arguments.logTarget ?? configuration.logTarget) ?? .automatic
+let target = arguments.logTarget ?? configuration.logTarget
+let destination = target == "auto" ? LogDestination.automatic : (LogDestination(rawValue: target) ?? .automatic)
 let level = LogLevel(name: arguments.logLevel ?? configuration.logLevel) ?? .info
 let logger = Logger(label: "fleetd", level: level, handler: destination.handler(identifier: "fleetd", environment: environment))
 
@@ -89,13 +90,6 @@ let configPath = arguments.configPath
     return summary
 }
 
-do {
-    try await supervisor.start()
-} catch {
-    logger.critical("cannot start: \(error)")
-    exit(1)
-}
-
 let backend = SupervisorControlBackend(supervisor: supervisor, version: version, reloader: reload)
 let service = FleetService(backend: backend, info: ServiceInfo(version: version), log: { logger.notice("control: \($0)") })
 let controlSocket = configuration.controlSocket
@@ -117,6 +111,14 @@ do {
     }
 }
 logger.info("control socket at \(configuration.controlSocket)")
+
+// The control socket is up before start-up begins, so READY=1 means fleetctl can already reach us.
+do {
+    try await supervisor.start()
+} catch {
+    logger.critical("cannot start: \(error)")
+    exit(1)
+}
 
 // Signals arrive as dispatch sources; the default actions are ignored so the sources see them.
 let (stopStream, stopContinuation) = AsyncStream<Int32>.makeStream()

@@ -18,6 +18,7 @@ public struct ConfigDocument: Sendable, Hashable {
         /// The header as the operator would recognise it in an error message.
         public var header: String {
             guard let name else { return "[\(kind)]" }
+            guard name.contains(where: { $0 == "\\" || $0 == "\"" }) else { return "[\(kind) \"\(name)\"]" }
             let escaped = name.replacingAll("\\", with: "\\\\").replacingAll("\"", with: "\\\"")
             return "[\(kind) \"\(escaped)\"]"
         }
@@ -39,14 +40,14 @@ public struct ConfigDocument: Sendable, Hashable {
     public static func parse(_ text: String, file: String) throws(ConfigError) -> ConfigDocument {
         var document = ConfigDocument(file: file, sections: [])
         var number = 0
-        for rawLine in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+        let bytes = Array(text.utf8)
+        for rawLine in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
-            var scalars = Array(String(decoding: rawLine, as: UTF8.self).unicodeScalars)
-            if scalars.last == "\r" { scalars.removeLast() }
-            var reader = LineReader(scalars: scalars, file: file, line: number, section: document.sections.last?.header)
+            let line = rawLine.last == UInt8(ascii: "\r") ? rawLine.dropLast() : rawLine
+            var reader = LineReader(bytes: line, file: file, line: number, section: document.sections.last)
             reader.skipWhitespace()
-            guard let first = reader.peek, first != "#", first != ";" else { continue }
-            if first == "[" {
+            guard let first = reader.peek, first != UInt8(ascii: "#"), first != UInt8(ascii: ";") else { continue }
+            if first == UInt8(ascii: "[") {
                 document.sections.append(try reader.sectionHeader())
             } else {
                 let entry = try reader.entry()
@@ -62,96 +63,97 @@ public struct ConfigDocument: Sendable, Hashable {
 }
 
 /// Reads one line of a configuration file, left to right, throwing errors that point at that line.
+///
+/// It works on UTF-8 bytes: every delimiter is ASCII, so the bytes between delimiters are whole characters
+/// and copy into names and values as they are.
 private struct LineReader {
-    let scalars: [Unicode.Scalar]
+    let bytes: ArraySlice<UInt8>
     let file: String
     let line: Int
-    let section: String?
-    var index = 0
+    /// The section this line belongs to, for error messages.
+    let section: ConfigDocument.Section?
+    var index: Int
 
-    init(scalars: [Unicode.Scalar], file: String, line: Int, section: String?) {
-        self.scalars = scalars
+    init(bytes: ArraySlice<UInt8>, file: String, line: Int, section: ConfigDocument.Section?) {
+        self.bytes = bytes
         self.file = file
         self.line = line
         self.section = section
+        index = bytes.startIndex
     }
 
-    var peek: Unicode.Scalar? { index < scalars.count ? scalars[index] : nil }
+    var peek: UInt8? { index < bytes.endIndex ? bytes[index] : nil }
 
-    mutating func next() -> Unicode.Scalar? {
-        guard index < scalars.count else { return nil }
+    mutating func next() -> UInt8? {
+        guard index < bytes.endIndex else { return nil }
         defer { index += 1 }
-        return scalars[index]
+        return bytes[index]
     }
 
     mutating func skipWhitespace() {
-        while let c = peek, c == " " || c == "\t" { index += 1 }
+        while let c = peek, c.isBlank { index += 1 }
     }
 
     /// True when only whitespace or a comment is left.
     mutating func atEndOfContent() -> Bool {
         skipWhitespace()
         guard let c = peek else { return true }
-        return c == "#" || c == ";"
+        return c == UInt8(ascii: "#") || c == UInt8(ascii: ";")
     }
 
-    func error(_ code: ConfigError.Code, key: String? = nil, section: String? = nil, _ message: String) -> ConfigError {
-        ConfigError(code, file: file, line: line, section: section ?? self.section, key: key, message)
+    func error(_ code: ConfigError.Code, key: String? = nil, inSection: Bool = true, _ message: String) -> ConfigError {
+        ConfigError(code, file: file, line: line, section: inSection ? section?.header : nil, key: key, message)
+    }
+
+    mutating func name(while accept: (UInt8) -> Bool) -> String {
+        let start = index
+        while let c = peek, accept(c) { index += 1 }
+        return String(decoding: bytes[start..<index], as: UTF8.self).lowercased()
     }
 
     mutating func sectionHeader() throws(ConfigError) -> ConfigDocument.Section {
         index += 1  // the "["
         skipWhitespace()
-        var kind = ""
-        while let c = peek, c.isNameCharacter || c == "." {
-            kind.unicodeScalars.append(c)
-            index += 1
-        }
-        guard !kind.isEmpty else { throw error(.syntax, section: nil, "a section header needs a name, e.g. [daemon]") }
-        kind = kind.lowercased()
+        let kind = name { $0.isNameCharacter || $0 == UInt8(ascii: ".") }
+        guard !kind.isEmpty else { throw error(.syntax, inSection: false, "a section header needs a name, e.g. [daemon]") }
         skipWhitespace()
         var name: String? = nil
-        if peek == "\"" {
+        if peek == UInt8(ascii: "\"") {
             index += 1
-            var text = ""
+            var text: [UInt8] = []
             while true {
                 guard let c = next() else {
-                    throw error(.syntax, section: nil, "the section name in [\(kind) \"…\"] has no closing quote")
+                    throw error(.syntax, inSection: false, "the section name in [\(kind) \"…\"] has no closing quote")
                 }
-                if c == "\"" { break }
-                if c == "\\" {
+                if c == UInt8(ascii: "\"") { break }
+                if c == UInt8(ascii: "\\") {
                     guard let escaped = next() else {
-                        throw error(.syntax, section: nil, "the section name in [\(kind) \"…\"] ends in a lone backslash")
+                        throw error(.syntax, inSection: false, "the section name in [\(kind) \"…\"] ends in a lone backslash")
                     }
-                    text.unicodeScalars.append(escaped)
+                    text.append(escaped)
                 } else {
-                    text.unicodeScalars.append(c)
+                    text.append(c)
                 }
             }
-            name = text
+            name = String(decoding: text, as: UTF8.self)
             skipWhitespace()
         }
-        guard next() == "]" else {
-            throw error(.syntax, section: nil, "malformed section header; expected [\(kind)] or [\(kind) \"name\"]")
+        guard next() == UInt8(ascii: "]") else {
+            throw error(.syntax, inSection: false, "malformed section header; expected [\(kind)] or [\(kind) \"name\"]")
         }
         guard atEndOfContent() else {
-            throw error(.syntax, section: nil, "unexpected text after the section header [\(kind)…]")
+            throw error(.syntax, inSection: false, "unexpected text after the section header [\(kind)…]")
         }
         return ConfigDocument.Section(kind: kind, name: name, line: line, entries: [])
     }
 
     mutating func entry() throws(ConfigError) -> ConfigDocument.Entry {
-        var key = ""
-        while let c = peek, c.isNameCharacter {
-            key.unicodeScalars.append(c)
-            index += 1
-        }
-        guard let first = key.unicodeScalars.first, first.isLetter else {
+        guard let first = peek, first.isLetter else {
             throw error(.syntax, "expected `key = value`, a [section] header or a comment")
         }
-        key = key.lowercased()
+        let key = name { $0.isNameCharacter }
         if atEndOfContent() { return ConfigDocument.Entry(key: key, value: nil, line: line) }
-        guard next() == "=" else {
+        guard next() == UInt8(ascii: "=") else {
             throw error(.syntax, key: key, "expected `=` after the key (keys are letters, digits and dashes)")
         }
         return ConfigDocument.Entry(key: key, value: try value(key: key), line: line)
@@ -160,44 +162,51 @@ private struct LineReader {
     /// git-config value rules: whitespace runs outside quotes are kept only between content, so leading and
     /// trailing blanks and the blanks before a trailing comment vanish.
     mutating func value(key: String) throws(ConfigError) -> String {
-        var text = ""
-        var pendingBlanks = ""
+        var text: [UInt8] = []
+        var pendingBlanks: [UInt8] = []
         var started = false
         var quoted = false
         while let c = next() {
-            if !quoted, c == "#" || c == ";" { break }
-            if !quoted, c == " " || c == "\t" {
-                if started { pendingBlanks.unicodeScalars.append(c) }
+            if !quoted, c == UInt8(ascii: "#") || c == UInt8(ascii: ";") { break }
+            if !quoted, c.isBlank {
+                if started { pendingBlanks.append(c) }
                 continue
             }
             text += pendingBlanks
-            pendingBlanks = ""
+            pendingBlanks.removeAll(keepingCapacity: true)
             started = true
             switch c {
-            case "\"":
+            case UInt8(ascii: "\""):
                 quoted.toggle()
-            case "\\":
+            case UInt8(ascii: "\\"):
                 guard let escaped = next() else {
                     throw error(.syntax, key: key, "a value may not end in a backslash (lines do not continue)")
                 }
                 switch escaped {
-                case "\\", "\"": text.unicodeScalars.append(escaped)
-                case "t": text += "\t"
-                case "n": text += "\n"
-                default: throw error(.syntax, key: key, "unknown escape \\\(escaped) (use \\\\, \\\", \\t or \\n)")
+                case UInt8(ascii: "\\"), UInt8(ascii: "\""): text.append(escaped)
+                case UInt8(ascii: "t"): text.append(UInt8(ascii: "\t"))
+                case UInt8(ascii: "n"): text.append(UInt8(ascii: "\n"))
+                default:
+                    let shown = escaped < 0x80 ? String(UnicodeScalar(escaped)) : "…"
+                    throw error(.syntax, key: key, "unknown escape \\\(shown) (use \\\\, \\\", \\t or \\n)")
                 }
             default:
-                text.unicodeScalars.append(c)
+                text.append(c)
             }
         }
         guard !quoted else { throw error(.syntax, key: key, "the value has an unclosed double quote") }
-        return text
+        return String(decoding: text, as: UTF8.self)
     }
 }
 
-extension Unicode.Scalar {
-    fileprivate var isNameCharacter: Bool { isLetter || ("0"..."9").contains(self) || self == "-" }
-    fileprivate var isLetter: Bool { ("a"..."z").contains(self) || ("A"..."Z").contains(self) }
+extension UInt8 {
+    fileprivate var isBlank: Bool { self == UInt8(ascii: " ") || self == UInt8(ascii: "\t") }
+    fileprivate var isLetter: Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
+    }
+    fileprivate var isNameCharacter: Bool {
+        isLetter || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || self == UInt8(ascii: "-")
+    }
 }
 
 extension String {

@@ -69,8 +69,8 @@ extension FleetConfiguration {
             }
             controlSocket = p
         }
-        if let group = try r.text("control-group") {
-            guard ConfigValue.isGroupName(group) else {
+        if let (group, _) = try r.rawText("control-group") {
+            guard group.isEmpty || ConfigValue.isGroupName(group) else {
                 throw r.fail(.invalidValue, r.entry("control-group"), "\"\(group)\" is not a group name")
             }
             controlGroup = group

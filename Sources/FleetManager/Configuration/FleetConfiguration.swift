@@ -11,7 +11,7 @@ public struct FleetConfiguration: Sendable, Hashable {
     // [daemon]
     public var snapshotPath: String
     public var controlSocket: String
-    /// The group allowed to connect to the control socket.
+    /// The group allowed to connect to the control socket; empty leaves the socket to root alone.
     public var controlGroup: String
     /// One of `trace debug info notice warning error critical`.
     public var logLevel: String

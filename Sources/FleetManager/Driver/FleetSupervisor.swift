@@ -107,12 +107,15 @@ public actor FleetSupervisor {
         tree = try await client.objects()
         reportProblems()
         let now = now()
+        machine.beginReconciliation()
         for adapter in tree.adapters.values.sorted(by: { $0.path < $1.path }) {
             perform(machine.adapterAppeared(path: adapter.path, powered: adapter.powered, now: now))
         }
-        for device in tree.devices.values.sorted(by: { $0.path < $1.path }) {
+        // Connected objects first, so an existing link is adopted before any twin is considered.
+        for device in tree.devices.values.sorted(by: { ($0.connected ? 0 : 1, $0.path) < ($1.connected ? 0 : 1, $1.path) }) {
             perform(machine.deviceObserved(device, now: now))
         }
+        perform(machine.endReconciliation(now: now))
     }
 
     /// Graceful shutdown: stop following events, flush the snapshot, leave or drop links as configured.

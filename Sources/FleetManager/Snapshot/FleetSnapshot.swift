@@ -50,17 +50,18 @@ extension FleetStateMachine {
         registry.merge(snapshot.registry)
         evictions = snapshot.evictions
         for saved in snapshot.devices {
-            if var device = devices[saved.wanted.id] {
-                device.isWanted = saved.isWanted
-                device.lastReason = saved.lastReason
-                if !saved.isWanted { device.phase = .idle }
-                devices[saved.wanted.id] = device
-            } else {
-                var device = FleetDevice(wanted: saved.wanted, isWanted: saved.isWanted, configuration: settings.policy)
-                device.lastReason = saved.lastReason
-                if !saved.isWanted { device.phase = .idle }
-                devices[saved.wanted.id] = device
+            var device = devices[saved.wanted.id]
+                ?? FleetDevice(wanted: saved.wanted, isWanted: saved.isWanted, configuration: settings.policy)
+            device.isWanted = saved.isWanted
+            device.lastReason = saved.lastReason
+            device.reconnect.restore(failures: saved.failures, hasGivenUp: saved.gaveUp)
+            if !saved.isWanted {
+                device.phase = .idle
+            } else if saved.gaveUp && device.policyClass != .critical {
+                // It gave up before the restart; only the operator's Connect brings it back.
+                device.phase = .failed(reason: saved.lastReason ?? "gave up before the restart")
             }
+            devices[saved.wanted.id] = device
         }
     }
 }

@@ -8,6 +8,8 @@ public struct TimerID: Sendable, Hashable, CustomStringConvertible {
         case holdOff
         /// Give a connected device this long to resolve services and finish set-up.
         case setUpDeadline
+        /// Re-run admission when a hold time that blocked it ends.
+        case admission
     }
 
     public var device: String

@@ -111,6 +111,8 @@ public struct FleetDevice: Sendable {
     /// adapter that powers off as dropped a moment before it reports the adapter off; those failures are
     /// taken back so that an adapter outage never burns attempts.
     public var beforeLastFailure: (state: ReconnectState, at: Duration)?
+    /// Stale-twin paths already asked to disconnect, so each is asked once.
+    public var twinDisconnects: Set<String> = []
 
     init(wanted: WantedDevice, isWanted: Bool, configuration: PolicyConfiguration) {
         id = wanted.id

@@ -5,12 +5,14 @@ import Policy
 extension FleetStateMachine {
     /// Starts every connect that may start now.
     mutating func pump(now: Duration) -> [FleetAction] {
+        guard !reconciling else { return [] }
         var actions: [FleetAction] = []
         var busy = Set<String>()
         // Highest class first, then the one that has waited longest, so critical devices are admitted first.
         let candidates = devices.values
             .filter { $0.isWanted && $0.phase == .discovered && !$0.sightings.isEmpty }
             .sorted { ($0.policyClass, -($0.lastSeen ?? .zero).milliseconds, $0.id) > ($1.policyClass, -($1.lastSeen ?? .zero).milliseconds, $1.id) }
+        for adapter in adapters.keys where evictionPending(on: adapter) { busy.insert(adapter) }
         for candidate in candidates {
             guard let (adapterPath, path) = chooseAdapter(for: candidate, excluding: busy) else { continue }
             guard var adapter = adapters[adapterPath] else { continue }
@@ -18,10 +20,19 @@ extension FleetStateMachine {
             switch decision {
             case .wait(let reason):
                 if reason.code == .connectInFlight { busy.insert(adapterPath) }
+                if let at = reason.retryAt, at > now, var waiting = devices[candidate.id], waiting.timer == nil {
+                    // Nothing else may happen when the hold ends: a timer re-runs admission then.
+                    setTimer(&waiting, .admission, after: at - now, into: &actions)
+                    devices[candidate.id] = waiting
+                }
                 continue
             case .evict(let victim, let reason):
                 actions += evict(victim: victim, admitting: candidate.id, reason: reason, now: now)
                 adapter = adapters[adapterPath] ?? adapter
+                if evictionPending(on: adapterPath) {
+                    busy.insert(adapterPath)
+                    continue
+                }
             case .takeFreeSlot:
                 break
             }
@@ -51,6 +62,25 @@ extension FleetStateMachine {
         return actions
     }
 
+    /// Whether an evicted device on this adapter still holds its link (the disconnect is under way).
+    func evictionPending(on adapterPath: String) -> Bool {
+        devices.values.contains { device in
+            guard case .evicted = device.phase, let path = device.linkPath else { return false }
+            return device.sightings[path]?.adapter == adapterPath
+        }
+    }
+
+    /// Marks the start of a full read of BlueZ's tree (start-up, bluetoothd restart): connects wait.
+    public mutating func beginReconciliation() { reconciling = true }
+
+    /// The tree has been read: twins are sorted out and connects may start.
+    public mutating func endReconciliation(now: Duration) -> [FleetAction] {
+        reconciling = false
+        var actions: [FleetAction] = []
+        for id in devices.keys.sorted() { actions += dropTwins(id: id, now: now) }
+        return actions + pump(now: now)
+    }
+
     /// Among powered adapters that see the device and have no connect in flight: free slot first, then
     /// best recent RSSI. Returns the adapter and the Device1 path to connect through.
     func chooseAdapter(for device: FleetDevice, excluding busy: Set<String>) -> (String, String)? {
@@ -73,10 +103,16 @@ extension FleetStateMachine {
         var actions: [FleetAction] = []
         let path = victim.linkPath
         let adapterPath = path.flatMap { victim.sightings[$0]?.adapter } ?? path.flatMap(adapterOf)
-        if let adapterPath { _ = adapters[adapterPath]?.slots.linkDown(device: id) }
+        let linked = path.flatMap { victim.sightings[$0]?.connected } ?? false
+        if let adapterPath {
+            if victim.connectToken != nil { adapters[adapterPath]?.slots.connectFinished(device: id) }
+            // The slot stays taken until BlueZ reports the link down, so the admitted device does not race
+            // the disconnect into a controller that is still full.
+            if !linked { _ = adapters[adapterPath]?.slots.linkDown(device: id) }
+        }
         if let path { actions.append(.disconnect(device: id, path: path)) }
         victim.reconnect.evicted(now: now)
-        victim.linkPath = nil
+        if !linked { victim.linkPath = nil }
         victim.linkUpAt = nil
         victim.connectToken = nil
         let until = now + settings.evictionHoldOff

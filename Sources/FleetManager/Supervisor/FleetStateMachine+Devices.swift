@@ -54,7 +54,17 @@ extension FleetStateMachine {
         var actions: [FleetAction] = []
         let was = device.sightings.removeValue(forKey: path)
         devices[id] = device
-        if device.linkPath == path, let was {
+        if device.linkPath == path, device.phase == .connecting {
+            // The object went away under a pending Connect: that attempt has failed.
+            if let adapterPath = was?.adapter ?? adapterOf(path) { adapters[adapterPath]?.slots.connectFinished(device: id) }
+            device.connectToken = nil
+            device.linkPath = nil
+            device.beforeLastFailure = (device.reconnect, now)
+            let step = device.reconnect.connectFailed(.dbus(name: "org.freedesktop.DBus.Error.UnknownObject", message: "device object removed"),
+                                                      now: now, using: &rng)
+            apply(step, to: &device, now: now, into: &actions)
+            devices[id] = device
+        } else if device.linkPath == path, let was {
             var gone = was
             gone.connected = false
             device.sightings[path] = gone
@@ -109,23 +119,34 @@ extension FleetStateMachine {
         return actions
     }
 
-    /// Keeps one link per identity: a connected stale twin is disconnected.
+    /// Keeps one link per identity: a connected stale twin is disconnected (once).
     mutating func dropTwins(id: String, now: Duration) -> [FleetAction] {
-        guard let device = devices[id], device.sightings.count > 1 else { return [] }
-        let live = device.sightings.values.compactMap { s -> (LiveAddress, Sighting)? in
-            guard let type = try? AddressType(bluez: s.addressType),
-                  let address = try? BluetoothAddress(s.address, type: type) else { return nil }
-            return (LiveAddress(address: address, lastAdvert: s.lastSeen, isConnected: s.connected || s.path == device.linkPath), s)
+        guard var device = devices[id] else { return [] }
+        device.twinDisconnects = device.twinDisconnects.filter { device.sightings[$0]?.connected == true }
+        var stale: [Sighting] = []
+        if let link = device.linkPath, device.sightings[link]?.connected == true {
+            // Our link is the one to keep; every other connected address of this identity is a stale twin.
+            stale = device.sightings.values.filter { $0.connected && $0.path != link }
+        } else if device.sightings.count > 1 {
+            let live = device.sightings.values.compactMap { s -> (LiveAddress, Sighting)? in
+                guard let type = try? AddressType(bluez: s.addressType),
+                      let address = try? BluetoothAddress(s.address, type: type) else { return nil }
+                return (LiveAddress(address: address, lastAdvert: s.lastSeen, isConnected: s.connected || s.path == device.linkPath), s)
+            }
+            if let decision = TwinDecision(live: live.map(\.0)), decision.hasTwins {
+                stale = decision.stale.compactMap { address in live.first(where: { $0.0.address == address.address })?.1 }
+                    .filter { $0.connected && $0.path != device.linkPath }
+            }
         }
-        guard let decision = TwinDecision(live: live.map(\.0)), decision.hasTwins else { return [] }
         var actions: [FleetAction] = []
-        for stale in decision.stale {
-            guard let sighting = live.first(where: { $0.0.address == stale.address })?.1, sighting.connected,
-                  sighting.path != device.linkPath else { continue }
+        let keep = device.linkPath.flatMap { device.sightings[$0]?.address } ?? device.bestSighting?.address ?? "?"
+        for sighting in stale.sorted(by: { $0.path < $1.path }) where !device.twinDisconnects.contains(sighting.path) {
+            device.twinDisconnects.insert(sighting.path)
             actions.append(.disconnect(device: id, path: sighting.path))
-            actions.append(.log(LifecycleEvent(.twinDropped, "disconnecting stale twin \(sighting.address) of \(id); keeping \(decision.current.address)",
+            actions.append(.log(LifecycleEvent(.twinDropped, "disconnecting stale twin \(sighting.address) of \(id); keeping \(keep)",
                                                device: id, address: sighting.address, adapter: adapterName(sighting.adapter), reason: "stale-twin")))
         }
+        devices[id] = device
         return actions
     }
 

@@ -73,6 +73,10 @@ extension FleetStateMachine {
         device.adopted = adopted
         clearTimer(&device, into: &actions)
         device.reconnect.connected(now: now)
+        if device.isWanted {
+            // Counts from link-up: a link whose services never resolve must not hold its slot forever.
+            setTimer(&device, .setUpDeadline, after: settings.setUpTimeout, into: &actions)
+        }
         adapters[adapterPath]?.slots.linkUp(device: device.id, policyClass: device.policyClass, rssi: device.sightings[path]?.rssi, now: now)
         guard device.isWanted else {
             // A link to a device the operator released: leave it to whoever made it.
@@ -91,7 +95,9 @@ extension FleetStateMachine {
         device.phase = .resolving
         let token = newToken()
         device.connectToken = token
-        setTimer(&device, .setUpDeadline, after: settings.setUpTimeout, into: &actions)
+        if device.timer?.purpose != .setUpDeadline {
+            setTimer(&device, .setUpDeadline, after: settings.setUpTimeout, into: &actions)
+        }
         actions.append(.setUp(device: device.id, path: path, subscribe: device.wanted.subscribe, read: device.wanted.readOnConnect, token: token))
         return actions
     }
@@ -101,12 +107,17 @@ extension FleetStateMachine {
         var actions: [FleetAction] = []
         let path = device.linkPath
         let adapterPath = path.flatMap { device.sightings[$0]?.adapter } ?? path.flatMap(adapterOf)
-        if let adapterPath { _ = adapters[adapterPath]?.slots.linkDown(device: device.id) }
+        if let adapterPath {
+            _ = adapters[adapterPath]?.slots.linkDown(device: device.id)
+            // The link may come and go before the Connect reply; that attempt is over too.
+            if device.connectToken != nil { adapters[adapterPath]?.slots.connectFinished(device: device.id) }
+        }
         let wasPhase = device.phase
         device.linkPath = nil
         device.linkUpAt = nil
         device.connectToken = nil
-        clearTimer(&device, into: &actions)
+        // An evicted device keeps its hold-off timer; any other timer belonged to the link.
+        if case .evicted = wasPhase {} else { clearTimer(&device, into: &actions) }
         actions.append(.log(LifecycleEvent(.disconnected, "\(device.id) disconnected (was \(wasPhase))", device: device.id,
                                            address: path.flatMap { device.sightings[$0]?.address }, adapter: adapterPath.map(adapterName),
                                            reason: "link-lost", warning: device.isWanted)))
@@ -160,8 +171,17 @@ extension FleetStateMachine {
             }
             scheduleRetry(delay)
         case .waitForAdapter:
-            device.phase = .waitingForAdapter
-            device.nextRetry = nil
+            let adapterPath = device.bestSighting?.adapter
+            if let adapterPath, adapters[adapterPath]?.powered == true,
+               let retry = device.reconnect.adapterReturned(now: now, using: &rng),
+               case .connect(let delay) = retry.action {
+                // BlueZ said the adapter is not ready, yet it reports itself powered: no second Powered=true
+                // will come, so this is retried like a transient failure.
+                scheduleRetry(delay)
+            } else {
+                device.phase = .waitingForAdapter
+                device.nextRetry = nil
+            }
         case .giveUp:
             device.phase = .failed(reason: step.reason)
             device.nextRetry = nil

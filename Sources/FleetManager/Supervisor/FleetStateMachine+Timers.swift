@@ -11,6 +11,8 @@ extension FleetStateMachine {
         case .holdOff:
             if case .evicted = device.phase { device.phase = device.sightings.isEmpty ? .unknown : .discovered }
             device.nextRetry = nil
+        case .admission:
+            break
         case .setUpDeadline:
             if device.phase == .connected || device.phase == .resolving, let path = device.linkPath {
                 device.connectToken = nil

@@ -42,6 +42,9 @@ public struct FleetStateMachine: Sendable {
     var owners: [String: String] = [:]
     var rng: SeededRandom
     var nextGeneration: UInt64 = 0
+    /// While BlueZ's whole tree is being read, no connect starts: every existing link must be adopted first,
+    /// or a device with several addresses could be connected anew beside the link it already has.
+    var reconciling = false
 
     public init(settings: Settings, rules: [IdentityRule], wanted: [WantedDevice], registry: IdentityRegistry = IdentityRegistry(),
                 seed: UInt64) throws(IdentityError) {

@@ -14,8 +14,12 @@ public final class DBusObjectTree: Sendable {
     public init(connection: DBusConnection, objectManagerPath: String = "/") {
         self.connection = connection
         self.objectManagerPath = objectManagerPath
-        connection.setMethodCallHandler { [weak self] message in
-            guard let self else { return }
+        connection.setMethodCallHandler { [weak self, weak connection] message in
+            guard let self else {
+                // The tree is gone: callers still get an answer rather than a timeout.
+                connection?.reply(to: message, error: .remote(name: "org.freedesktop.DBus.Error.UnknownObject", message: "no objects are exported"))
+                return
+            }
             self.handle(message)
         }
     }

@@ -1,0 +1,173 @@
+import FleetPlatform
+import Synchronization
+
+/// The method tables and property setters of BlueZ's interfaces, routed into the world model.
+/// Method tables are shared by every object of an interface (handlers read the call's path); only
+/// objects with writable properties get their own setters.
+extension BlueZSimulator {
+    func spec(for interface: BlueZInterface, path: String) -> DBusInterfaceSpec {
+        switch interface {
+        case .adapter: adapterSpec(path: path)
+        case .device: deviceSpec(path: path)
+        case .gattService: DBusInterfaceSpec(name: interface.rawValue)
+        case .gattCharacteristic: characteristicSpec
+        case .gattDescriptor: descriptorSpec
+        case .agentManager: Self.agentManagerSpec
+        case .profileManager: Self.profileManagerSpec
+        case .gattManager: Self.gattManagerSpec
+        case .advertisingManager: Self.advertisingManagerSpec
+        }
+    }
+
+    private func adapterIndex(_ call: DBusMethodCall) throws(DBusError) -> Int {
+        guard let index = state.withLock({ $0.world.adapterIndex(path: call.path) }) else { throw BlueZError.doesNotExist.dbus }
+        return index
+    }
+
+    private func adapterSpec(path: String) -> DBusInterfaceSpec {
+        let methods: [String: DBusMethod] = [
+            "StartDiscovery": DBusMethod { [weak self] call in
+                guard let self else { return [] }
+                let a = try self.adapterIndex(call)
+                return try await self.perform { (world, token) throws(BlueZError) in try world.startDiscovery(adapter: a, sender: call.sender) + [.reply(token, .success([]))] }
+            },
+            "StopDiscovery": DBusMethod { [weak self] call in
+                guard let self else { return [] }
+                let a = try self.adapterIndex(call)
+                return try await self.perform { (world, token) throws(BlueZError) in try world.stopDiscovery(adapter: a, sender: call.sender) + [.reply(token, .success([]))] }
+            },
+            "SetDiscoveryFilter": DBusMethod(in: "a{sv}") { [weak self] call in
+                guard let self else { return [] }
+                let a = try self.adapterIndex(call)
+                let filter: DiscoveryFilter?
+                do throws(BlueZError) { filter = try DiscoveryFilter.parse(call.arguments.first?.stringKeyed ?? [:]) } catch { throw error.dbus }
+                self.withWorld { world -> [BusEffect] in world.setDiscoveryFilter(adapter: a, sender: call.sender, filter); return [] }
+                return []
+            },
+            "GetDiscoveryFilters": DBusMethod(out: "as", immediate: { _ in [.strings(DiscoveryFilter.supportedKeys)] }),
+            "RemoveDevice": DBusMethod(in: "o") { [weak self] call in
+                guard let self else { return [] }
+                let a = try self.adapterIndex(call)
+                let target = call.arguments.first?.string ?? ""
+                return try await self.perform { (world, token) throws(BlueZError) in try world.removeDevice(adapter: a, path: target) + [.reply(token, .success([]))] }
+            },
+            "ConnectDevice": DBusMethod(in: "a{sv}", immediate: { _ in throw BlueZError.notSupported.dbus }),
+        ]
+        let index = Int(path.dropFirst("/org/bluez/hci".count)) ?? 0
+        let setters: [String: @Sendable (DBusValue) async throws -> Void] = [
+            "Powered": { [weak self] value in
+                guard let on = value.bool else { return }
+                self?.withWorld { world in world.setPowered(adapter: index, on) }
+            },
+            "Alias": { [weak self] value in
+                let alias = value.string ?? ""
+                self?.withWorld { world in world.setAdapterAlias(adapter: index, alias) }
+            },
+            "Discoverable": { [weak self] value in self?.tree.update(path: path, interface: BlueZInterface.adapter.rawValue, ["Discoverable": value]) },
+            "Pairable": { [weak self] value in self?.tree.update(path: path, interface: BlueZInterface.adapter.rawValue, ["Pairable": value]) },
+        ]
+        return DBusInterfaceSpec(name: BlueZInterface.adapter.rawValue, methods: methods, setters: setters,
+                                 signals: [:])
+    }
+
+    private func deviceSpec(path: String) -> DBusInterfaceSpec {
+        var spec = deviceMethods
+        spec.setters = [
+            "Trusted": { [weak self] value in self?.withWorld { world in world.setDeviceFlag(path: path, "Trusted", value.bool ?? false) } },
+            "Blocked": { [weak self] value in self?.withWorld { world in world.setDeviceFlag(path: path, "Blocked", value.bool ?? false) } },
+            "Alias": { [weak self] value in self?.withWorld { world in world.setDeviceAlias(path: path, value.string ?? "") } },
+        ]
+        return spec
+    }
+
+    var deviceMethods: DBusInterfaceSpec {
+        sharedSpecs.withLock { cache in
+            if let spec = cache[.device] { return spec }
+            let notSupported = DBusMethod(in: "s", immediate: { _ in throw BlueZError.notSupported.dbus })
+            let spec = DBusInterfaceSpec(name: BlueZInterface.device.rawValue, methods: [
+                "Connect": DBusMethod { [weak self] call in
+                    guard let self else { return [] }
+                    return try await self.perform { (world, token) throws(BlueZError) in world.connect(path: call.path, token: token) }
+                },
+                "Disconnect": DBusMethod { [weak self] call in
+                    guard let self else { return [] }
+                    return try await self.perform { (world, token) throws(BlueZError) in world.disconnect(path: call.path, token: token) }
+                },
+                "ConnectProfile": notSupported,
+                "DisconnectProfile": notSupported,
+            ])
+            cache[.device] = spec
+            return spec
+        }
+    }
+
+    var characteristicSpec: DBusInterfaceSpec {
+        sharedSpecs.withLock { cache in
+            if let spec = cache[.gattCharacteristic] { return spec }
+            let acquire = DBusMethod(in: "a{sv}", out: "hq", immediate: { _ in throw BlueZError.notSupported.dbus })
+            let spec = DBusInterfaceSpec(name: BlueZInterface.gattCharacteristic.rawValue, methods: [
+                "ReadValue": DBusMethod(in: "a{sv}", out: "ay") { [weak self] call in
+                    guard let self else { return [] }
+                    let options = call.arguments.first?.stringKeyed ?? [:]
+                    return try await self.perform { (world, token) throws(BlueZError) in try world.readValue(path: call.path, options: options, token: token) }
+                },
+                "WriteValue": DBusMethod(in: "aya{sv}") { [weak self] call in
+                    guard let self else { return [] }
+                    let value = call.arguments.first?.bytes ?? []
+                    let options = call.arguments.count > 1 ? call.arguments[1].stringKeyed ?? [:] : [:]
+                    return try await self.perform { (world, token) throws(BlueZError) in try world.writeValue(path: call.path, value: value, options: options, token: token) }
+                },
+                "StartNotify": DBusMethod { [weak self] call in
+                    guard let self else { return [] }
+                    return try await self.perform { (world, token) throws(BlueZError) in try world.startNotify(path: call.path, sender: call.sender, token: token) }
+                },
+                "StopNotify": DBusMethod { [weak self] call in
+                    guard let self else { return [] }
+                    return try await self.perform { (world, token) throws(BlueZError) in try world.stopNotify(path: call.path, sender: call.sender) + [.reply(token, .success([]))] }
+                },
+                "AcquireWrite": acquire,
+                "AcquireNotify": acquire,
+            ])
+            cache[.gattCharacteristic] = spec
+            return spec
+        }
+    }
+
+    var descriptorSpec: DBusInterfaceSpec {
+        sharedSpecs.withLock { cache in
+            if let spec = cache[.gattDescriptor] { return spec }
+            let spec = DBusInterfaceSpec(name: BlueZInterface.gattDescriptor.rawValue, methods: [
+                "ReadValue": DBusMethod(in: "a{sv}", out: "ay") { [weak self] call in
+                    guard let self else { return [] }
+                    return try await self.perform { (world, token) throws(BlueZError) in try world.readValue(path: call.path, options: [:], token: token) }
+                },
+                "WriteValue": DBusMethod(in: "aya{sv}") { [weak self] call in
+                    guard let self else { return [] }
+                    let value = call.arguments.first?.bytes ?? []
+                    return try await self.perform { (world, token) throws(BlueZError) in try world.writeValue(path: call.path, value: value, options: [:], token: token) }
+                },
+            ])
+            cache[.gattDescriptor] = spec
+            return spec
+        }
+    }
+
+    /// bluetoothctl registers its agent at start; the simulator accepts and never calls it (no pairing).
+    static let agentManagerSpec = DBusInterfaceSpec(name: BlueZInterface.agentManager.rawValue, methods: [
+        "RegisterAgent": DBusMethod(in: "os", immediate: { _ in [] }),
+        "UnregisterAgent": DBusMethod(in: "o", immediate: { _ in [] }),
+        "RequestDefaultAgent": DBusMethod(in: "o", immediate: { _ in [] }),
+    ])
+    static let profileManagerSpec = DBusInterfaceSpec(name: BlueZInterface.profileManager.rawValue, methods: [
+        "RegisterProfile": DBusMethod(in: "osa{sv}", immediate: { _ in [] }),
+        "UnregisterProfile": DBusMethod(in: "o", immediate: { _ in [] }),
+    ])
+    static let gattManagerSpec = DBusInterfaceSpec(name: BlueZInterface.gattManager.rawValue, methods: [
+        "RegisterApplication": DBusMethod(in: "oa{sv}", immediate: { _ in [] }),
+        "UnregisterApplication": DBusMethod(in: "o", immediate: { _ in [] }),
+    ])
+    static let advertisingManagerSpec = DBusInterfaceSpec(name: BlueZInterface.advertisingManager.rawValue, methods: [
+        "RegisterAdvertisement": DBusMethod(in: "oa{sv}", immediate: { _ in [] }),
+        "UnregisterAdvertisement": DBusMethod(in: "o", immediate: { _ in [] }),
+    ])
+}

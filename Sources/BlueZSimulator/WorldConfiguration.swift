@@ -1,0 +1,46 @@
+/// How BlueZ's `[GATT] Cache` setting (main.conf) treats an unbonded device's GATT objects on disconnect.
+public enum GattCache: String, Sendable, Hashable {
+    /// 5.66's built-in default: the database and its objects stay exported after the link drops.
+    case always
+    /// Cache only bonded devices; the simulator's devices are never bonded, so objects are removed.
+    case yes
+    /// Never cache: objects are removed with the link.
+    case no
+
+    var keepsObjects: Bool { self == .always }
+}
+
+/// The fixed parameters of a simulated BlueZ: adapters, pool size, timings (all in simulated time).
+public struct WorldConfiguration: Sendable, Hashable {
+    public var adapters: Int
+    /// Concurrent LE links (plus pending connects) per adapter; 5 as on CSR8510-class controllers.
+    public var capacity: Int
+    /// BlueZ's TemporaryTimeout (main.conf, 30 s default): an unconnected temporary device not seen for
+    /// this long is removed.
+    public var temporaryTimeout: Duration
+    public var gattCache: GattCache
+    /// From Connect to the link being up.
+    public var connectLatency: Duration
+    /// From Disconnect to the link being down.
+    public var disconnectLatency: Duration
+    /// One ATT request/response; a long read of N MTU-sized pieces takes N of these.
+    public var attRoundTrip: Duration
+    /// The kernel gives up an LE connection attempt to an absent or non-connectable device after this
+    /// (HCI_LE_CONN_TIMEOUT, 20 s), and 5.66 reports it as le-connection-abort-by-local.
+    public var leConnectionTimeout: Duration
+    public var seed: UInt64
+
+    public init(adapters: Int = 1, capacity: Int = 5, temporaryTimeout: Duration = .seconds(30), gattCache: GattCache = .yes,
+                connectLatency: Duration = .milliseconds(60), disconnectLatency: Duration = .milliseconds(20),
+                attRoundTrip: Duration = .milliseconds(8), leConnectionTimeout: Duration = .seconds(20), seed: UInt64 = 0x5eed) {
+        self.adapters = adapters
+        self.capacity = capacity
+        self.temporaryTimeout = temporaryTimeout
+        self.gattCache = gattCache
+        self.connectLatency = connectLatency
+        self.disconnectLatency = disconnectLatency
+        self.attRoundTrip = attRoundTrip
+        self.leConnectionTimeout = leConnectionTimeout
+        self.seed = seed
+    }
+}

@@ -1,0 +1,198 @@
+import FleetControl
+import FleetPlatform
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The real product on a private bus: a dbus-daemon, the BlueZ simulator with a scenario, and fleetd with a
+/// configuration, each a child process. Tests drive the simulator through its test-control interface,
+/// fleetd through its control socket and the fleetctl binary, and wait on events with deadlines.
+public final class FleetHarness: @unchecked Sendable {
+    public let bus: PrivateBus
+    public let directory: String
+    public let control: DBusConnection
+    public private(set) var simulator: ChildProcess?
+    public private(set) var fleetd: ChildProcess?
+    public let configPath: String
+    public var socketPath: String { directory + "/fleetd.sock" }
+    public var snapshotPath: String { directory + "/snapshot.json" }
+    public var fleetdLog: String { directory + "/fleetd.log" }
+    public let logTarget: String
+    private var restarts = 0
+
+    /// Starts the bus and the simulator (waiting until it owns org.bluez), then fleetd (waiting for READY=1).
+    public init(scenario: String, configuration: String, simulatorArguments: [String] = [], logTarget: String = "stderr",
+                startFleetd: Bool = true) async throws {
+        bus = try PrivateBus()
+        directory = bus.directory.path
+        self.logTarget = logTarget
+        control = try DBusConnection(address: bus.address)
+        let scenarioPath = directory + "/test.scenario"
+        try scenario.write(toFile: scenarioPath, atomically: true, encoding: .utf8)
+        configPath = directory + "/fleetd.conf"
+        try configuration.write(toFile: configPath, atomically: true, encoding: .utf8)
+        let owners = try await control.signals(matching: DBusMatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus",
+                                                                       member: "NameOwnerChanged", arg0: "org.bluez"))
+        simulator = try ChildProcess(BuildProducts.path("bluez-sim"), ["--bus", bus.address, "--scenario", scenarioPath] + simulatorArguments,
+                                     stdout: directory + "/sim.out", stderr: directory + "/sim.log")
+        try await Self.first(owners, within: .seconds(20), "the simulator to own org.bluez")
+        if startFleetd { try await startDaemon() }
+    }
+
+    private static func first(_ stream: AsyncStream<DBusMessage>, within timeout: Duration, _ what: String) async throws {
+        let got = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { for await _ in stream { return true }; return false }
+            group.addTask { try? await Task.sleep(for: timeout); return false }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        guard got else { throw TestKitError("timed out waiting for \(what)") }
+    }
+
+    /// Starts fleetd and returns once it has sent READY=1.
+    func startDaemonBlocking(readyTimeout: Duration) throws {
+        restarts += 1
+        let notify = try NotifySocket(path: directory + "/notify-\(restarts)")
+        var env = bus.environment(["NOTIFY_SOCKET": notify.path])
+        env.removeValue(forKey: "JOURNAL_STREAM")
+        fleetd = try ChildProcess(BuildProducts.path("fleetd"),
+                                  ["--config", configPath, "--bus", bus.address, "--snapshot", snapshotPath, "--socket", socketPath,
+                                   "--log-target", logTarget, "--log-level", "debug"],
+                                  environment: env, stdout: fleetdLog, stderr: fleetdLog)
+        do {
+            try notify.wait(for: "READY=1", timeout: readyTimeout)
+        } catch {
+            throw TestKitError("\(error)\n--- fleetd log ---\n\(log())")
+        }
+        readyNotifications = notify.received
+    }
+
+    /// Starts fleetd and returns once it has sent READY=1.
+    public func startDaemon(readyTimeout: Duration = .seconds(30)) async throws {
+        try await offPool { try self.startDaemonBlocking(readyTimeout: readyTimeout) }
+    }
+
+    /// What the notify socket received up to READY=1 at the last start.
+    public private(set) var readyNotifications: [String] = []
+
+    /// Kills fleetd (SIGKILL by default: no chance to clean up, as in a crash).
+    public func killDaemon(signal: Int32 = SIGKILL) async throws {
+        guard let fleetd else { return }
+        try await offPool {
+            try fleetd.kill(signal: signal)
+            if signal != SIGKILL { _ = fleetd.wait(timeout: .seconds(20)) }
+        }
+        self.fleetd = nil
+    }
+
+    public func log() -> String { (try? String(contentsOfFile: fleetdLog, encoding: .utf8)) ?? "" }
+
+    // MARK: The simulator's test-control interface
+
+    @discardableResult
+    public func sim(_ member: String, _ arguments: [DBusValue] = []) async throws -> [DBusValue] {
+        try await control.call(destination: "io.fleetd.Simulator", path: "/io/fleetd/sim", interface: "io.fleetd.Simulator1",
+                               member: member, arguments: arguments).body
+    }
+
+    /// The simulator's global counters (ConnectsAttempted, LinksUp, NotificationsSent, …).
+    public func counters(device: String? = nil) async throws -> [String: Int64] {
+        let body: [DBusValue]
+        if let device { body = try await sim("DeviceCounters", [.string(device)]) } else { body = try await sim("Counters") }
+        var out: [String: Int64] = [:]
+        let entries: [String: DBusValue] = body.first?.stringKeyed ?? [:]
+        for (key, value) in entries { out[key] = value.unwrapped.integer ?? 0 }
+        return out
+    }
+
+    // MARK: fleetd's control socket
+
+    /// Runs the built fleetctl against this fleetd.
+    public func fleetctl(_ arguments: [String], timeout: Duration = .seconds(30)) async throws -> (code: Int32, stdout: String, stderr: String) {
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        let env = environment
+        let socket = socketPath
+        return try await offPool {
+            try ChildProcess.run(BuildProducts.path("fleetctl"), ["--socket", socket] + arguments, environment: env, timeout: timeout)
+        }
+    }
+
+    /// One varlink call to fleetd (blocking; run from a test's thread).
+    public func call(_ method: FleetInterface.Method, _ parameters: [String: JSONValue] = [:]) async throws -> [String: JSONValue] {
+        try await offPool { try self.callBlocking(method, parameters) }
+    }
+
+    func callBlocking(_ method: FleetInterface.Method, _ parameters: [String: JSONValue] = [:]) throws -> [String: JSONValue] {
+        let connection = try VarlinkConnection(path: socketPath)
+        return try connection.call(method, parameters, timeout: .seconds(30))
+    }
+
+    /// Every device as ListDevices reports it, keyed by id.
+    public func devices() async throws -> [String: [String: JSONValue]] {
+        try await offPool { try self.devicesBlocking() }
+    }
+
+    func devicesBlocking() throws -> [String: [String: JSONValue]] {
+        let reply = try callBlocking(.listDevices)
+        var out: [String: [String: JSONValue]] = [:]
+        for entry in reply["devices"]?.arrayValue ?? [] {
+            if let object = entry.objectValue, let id = object["id"]?.stringValue { out[id] = object }
+        }
+        return out
+    }
+
+    public func state(_ id: String) async throws -> String? { try await devices()[id]?["state"]?.stringValue }
+
+    /// Waits until `condition` holds for fleetd's device list. It is re-checked whenever fleetd publishes an
+    /// event on its Watch stream (and at least every 200 ms, in case the decisive change was not an event).
+    public func waitFor(_ what: String, timeout: Duration = .seconds(30),
+                        _ condition: @escaping @Sendable ([String: [String: JSONValue]]) -> Bool) async throws {
+        try await offPool { try self.waitForBlocking(what, timeout: timeout, condition) }
+    }
+
+    func waitForBlocking(_ what: String, timeout: Duration, _ condition: ([String: [String: JSONValue]]) -> Bool) throws {
+        let watch = try VarlinkConnection(path: socketPath)
+        try watch.send(VarlinkCall(method: FleetInterface.Method.watch.qualifiedName, parameters: [:], more: true))
+        let deadline = ContinuousClock.now + timeout
+        var last: [String: [String: JSONValue]] = [:]
+        while ContinuousClock.now < deadline {
+            last = try devicesBlocking()
+            if condition(last) { return }
+            _ = try? watch.receive(timeout: .milliseconds(200))
+        }
+        throw TestKitError("timed out after \(timeout) waiting for \(what); devices: \(last.mapValues { $0["state"]?.stringValue ?? "?" })\n--- fleetd log (tail) ---\n\(log().split(separator: "\n").suffix(40).joined(separator: "\n"))")
+    }
+
+    /// Collects Watch events until `condition` holds for the list so far.
+    public func watch(device: String? = nil, timeout: Duration = .seconds(30),
+                      until condition: @escaping @Sendable ([[String: JSONValue]]) -> Bool) async throws -> [[String: JSONValue]] {
+        try await offPool { try self.watchBlocking(device: device, timeout: timeout, until: condition) }
+    }
+
+    func watchBlocking(device: String?, timeout: Duration, until condition: ([[String: JSONValue]]) -> Bool) throws -> [[String: JSONValue]] {
+        let watch = try VarlinkConnection(path: socketPath)
+        var parameters: [String: JSONValue] = [:]
+        if let device { parameters["device"] = .string(device) }
+        try watch.send(VarlinkCall(method: FleetInterface.Method.watch.qualifiedName, parameters: parameters, more: true))
+        let deadline = ContinuousClock.now + timeout
+        var events: [[String: JSONValue]] = []
+        while ContinuousClock.now < deadline {
+            guard let reply = try? watch.receive(timeout: .milliseconds(200)) else { continue }
+            if let event = reply.parameters["event"]?.objectValue ?? Optional(reply.parameters) { events.append(event) }
+            if condition(events) { return events }
+        }
+        throw TestKitError("timed out after \(timeout) watching\(device.map { " " + $0 } ?? ""); got \(events.count) events")
+    }
+
+    public func stop() {
+        try? fleetd?.kill(signal: SIGKILL)
+        try? simulator?.kill(signal: SIGKILL)
+        control.close()
+        bus.stop()
+    }
+
+    deinit { stop() }
+}
