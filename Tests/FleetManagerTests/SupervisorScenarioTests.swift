@@ -39,7 +39,7 @@ struct SupervisorScenarioTests {
 
     @Test("ten heart-rate straps come up ready and subscribed")
     func tenStraps() async throws {
-        let harness = try await FleetHarness(scenario: "adapters 1\ncapacity 10\n" + Self.straps(10), configuration: Self.wanted(1...10))
+        let harness = try await FleetHarness(scenario: "adapters 1\ncapacity 10\n" + Self.straps(10), configuration: "[adapters]\ncapacity = 10\n" + Self.wanted(1...10))
         defer { harness.stop() }
         let ids = (1...10).map(Self.id)
         try await harness.waitFor("ten straps ready", Self.allReady(ids))
@@ -62,8 +62,9 @@ struct SupervisorScenarioTests {
             guard let marker = Self.reconnectMarker(events) else { return false }
             return events.contains { ($0["sequence"]?.intValue ?? 0) > marker && $0["characteristic"]?.isNull == false }
         }
-        #expect(events.contains { ($0["text"]?.stringValue ?? "").contains("link-dropped; retry 1") })
+        #expect(!events.isEmpty)
         let log = harness.log()
+        #expect(log.contains("\(id): link-dropped; retry 1"), "the reconnect went through backoff")
         #expect(log.contains("\(id) disconnected"))
         let counters = try await harness.counters(device: "s1")
         #expect(counters["LinksUp"] == 2)
@@ -106,7 +107,7 @@ struct SupervisorScenarioTests {
     @Test("a full pool evicts by policy and says why")
     func eviction() async throws {
         let scenario = "adapters 1\ncapacity 2\n" + Self.straps(2)
-        let config = Self.wanted(1...2, policyClass: "normal") + "\n" + Self.wanted(3...3, policyClass: "critical")
+        let config = "[adapters]\ncapacity = 2\n" + Self.wanted(1...2, policyClass: "normal") + "\n" + Self.wanted(3...3, policyClass: "critical")
             + "\n[policy \"normal\"]\nmin-hold = 0s\n"
         let harness = try await FleetHarness(scenario: scenario, configuration: config)
         defer { harness.stop() }

@@ -12,7 +12,7 @@ extension FleetStateMachine {
         if let error {
             let failure: ConnectFailure = error.timedOut ? .local(.connectTimedOut) : .dbus(name: error.name, message: error.message)
             let classification = BlueZErrorClassifier.classify(failure)
-            if classification.signalsCapacityLimit, var slots = adapters[adapterPath]?.slots,
+            if (classification.signalsCapacityLimit || learnsFullPool(adapterPath, error, device: id)), var slots = adapters[adapterPath]?.slots,
                let change = slots.reportLimitReached(now: now) {
                 adapters[adapterPath]?.slots = slots
                 actions.append(.log(LifecycleEvent(.capacityLowered, change.message, adapter: adapterName(adapterPath), reason: "capacity-limit", warning: true)))
@@ -32,6 +32,7 @@ extension FleetStateMachine {
             let step = device.reconnect.connectFailed(failure, now: now, using: &rng)
             apply(step, to: &device, now: now, into: &actions)
         } else {
+            adapters[adapterPath]?.abortStreak = nil
             actions += linkEstablished(&device, path: path, now: now, adopted: false)
             if device.sightings[path]?.servicesResolved == true { actions += beginSetUp(&device, now: now) }
         }
@@ -191,6 +192,27 @@ extension FleetStateMachine {
         case .connected:
             break
         }
+    }
+
+    /// BlueZ 5.66 reports a controller with no free connection as a plain `le-connection-abort-by-local`
+    /// (every LE connect-socket error becomes ECONNABORTED). When two different devices abort in a row at
+    /// the same link count, with links held, the pool is taken to be full at that count; one flaky device
+    /// alone never lowers it.
+    mutating func learnsFullPool(_ adapterPath: String, _ error: BlueZError, device: String) -> Bool {
+        guard error.name == "org.bluez.Error.Failed", error.message == "le-connection-abort-by-local",
+              let links = adapters[adapterPath]?.slots.links.count, links > 0 else {
+            adapters[adapterPath]?.abortStreak = nil
+            return false
+        }
+        var streak = adapters[adapterPath]?.abortStreak
+        if streak?.links != links { streak = (links, []) }
+        streak?.devices.insert(device)
+        adapters[adapterPath]?.abortStreak = streak
+        if (streak?.devices.count ?? 0) >= 2 {
+            adapters[adapterPath]?.abortStreak = nil
+            return true
+        }
+        return false
     }
 
     func adapterOf(_ devicePath: String) -> String? {

@@ -62,6 +62,8 @@ public struct FleetStateMachine: Sendable {
         public var path: String
         public var powered: Bool
         public var slots: SlotTable
+        /// Consecutive aborted connects at one link count (see `learnsFullPool`).
+        var abortStreak: (links: Int, devices: Set<String>)?
         public var name: String { String(path.split(separator: "/").last ?? "") }
     }
 
