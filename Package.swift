@@ -35,6 +35,7 @@ let package = Package(
         .executableTarget(name: "DBusBench", dependencies: ["FleetPlatform", "FleetTestKit", "CDBus"], path: "Benchmarks/DBusBench"),
         .executableTarget(name: "IdentityBench", dependencies: ["Identity", "COpenSSL"], path: "Benchmarks/IdentityBench"),
         .executableTarget(name: "PolicyBench", dependencies: ["Policy"], path: "Benchmarks/PolicyBench"),
+        .executableTarget(name: "FleetBench", dependencies: ["FleetManager", "FleetControl", "FleetPlatform", "FleetTestKit", "Identity"], path: "Benchmarks/FleetBench"),
         .executableTarget(name: "ControlBench", dependencies: ["FleetControl"], path: "Benchmarks/ControlBench"),
         .executableTarget(name: "SimulatorBench", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"], path: "Benchmarks/SimulatorBench"),
 

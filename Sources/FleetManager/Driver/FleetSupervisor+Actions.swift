@@ -106,7 +106,7 @@ extension FleetSupervisor {
             do throws(BlueZError) {
                 let value = try await client.readLong(characteristic: characteristic.path, mtu: characteristic.mtu)
                 feed.publish(device: device, kind: .notification(characteristic: uuid, value: value),
-                             text: "read \(uuid.shortUUID) = \(value.count) byte(s)")
+                             text: "read on connect (\(value.count) bytes)")
             } catch {
                 return error
             }
@@ -142,7 +142,8 @@ extension FleetSupervisor {
         default: break
         }
         if let device = event.device {
-            feed.publish(device: device, kind: .lifecycle(event.id, phase: machine.devices[device]?.phase.description ?? "unknown"), text: event.message)
+            let phase = event.id.impliedState ?? machine.devices[device]?.phase.description ?? "unknown"
+            feed.publish(device: device, kind: .lifecycle(event.id, phase: phase), text: event.message)
         }
     }
 

@@ -40,11 +40,10 @@ extension FleetSupervisor {
 
     /// A Value change on a subscribed characteristic of a fleet device: numbered and kept.
     func notification(_ characteristic: CharacteristicObject, _ bytes: [UInt8]) {
-        guard let device = machine.devices.values.first(where: { $0.linkPath == characteristic.device }),
-              device.wanted.subscribe.contains(characteristic.uuid) else { return }
-        let hex = bytes.map { String($0, radix: 16).leftPad2 }.joined()
+        guard let id = machine.owners[characteristic.device], let device = machine.devices[id],
+              device.linkPath == characteristic.device, device.wanted.subscribe.contains(characteristic.uuid) else { return }
         feed.publish(device: device.id, kind: .notification(characteristic: characteristic.uuid, value: bytes),
-                     text: "\(characteristic.uuid.shortUUID) = \(hex)")
+                     text: "notification (\(bytes.count) bytes)")
     }
 }
 

@@ -15,6 +15,15 @@ public struct FleetSnapshot: Codable, Sendable, Equatable {
         public var failures: Int
         public var gaveUp: Bool
         public var lastReason: String?
+
+        public init(wanted: WantedDevice, isWanted: Bool, lastAddresses: [String], failures: Int, gaveUp: Bool, lastReason: String?) {
+            self.wanted = wanted
+            self.isWanted = isWanted
+            self.lastAddresses = lastAddresses
+            self.failures = failures
+            self.gaveUp = gaveUp
+            self.lastReason = lastReason
+        }
     }
 
     public var schemaVersion: Int

@@ -1,0 +1,112 @@
+// fleetd at scale on the simulator: time from start to all of BENCH_DEVICES (default 1 000) devices ready,
+// fleetd's RSS, the CPU it burns over an idle stretch (BENCH_IDLE_SECONDS, default 60), Status round trips
+// under 50 polling clients while links are dropped, and snapshot write/restore for 10 000 registry entries.
+import FleetControl
+import FleetManager
+import FleetPlatform
+import FleetTestKit
+import Foundation
+import Identity
+
+let environment = ProcessInfo.processInfo.environment
+let deviceCount = Int(environment["BENCH_DEVICES"] ?? "") ?? 1000
+let idleSeconds = Int(environment["BENCH_IDLE_SECONDS"] ?? "") ?? 60
+let perAdapter = 50
+let adapterCount = (deviceCount + perAdapter - 1) / perAdapter
+
+func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+func address(_ i: Int) -> String { String(format: "B0:00:00:00:%02X:%02X", i / 256, i % 256) }
+func id(_ i: Int) -> String { "addr-" + address(i).replacingOccurrences(of: ":", with: "") }
+
+func procStat(_ pid: pid_t) -> (rssKiB: Int, cpuSeconds: Double) {
+    let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+    let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+        .flatMap { Int($0.split(whereSeparator: { $0 == " " || $0 == "\t" })[1]) } ?? 0
+    let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+    let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+    let ticks = fields.count > 13 ? (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0) : 0
+    return (rss, ticks / Double(sysconf(Int32(_SC_CLK_TCK))))
+}
+
+var scenario = "adapters \(adapterCount)\ncapacity \(perAdapter)\n"
+var config = "[adapters]\ncapacity = \(perAdapter)\n"
+for i in 0..<deviceCount {
+    scenario += "device d\(i) address=\(address(i)) name=\"Strap \(i)\" profile=heart-rate interval=5\n"
+    config += "[device \"\(id(i))\"]\nsubscribe = 2a37\n"
+}
+
+let start = ContinuousClock.now
+let harness = try await FleetHarness(scenario: scenario, configuration: config)
+let wanted = Set((0..<deviceCount).map(id))
+try await harness.waitFor("\(deviceCount) devices ready", timeout: .seconds(600)) { devices in
+    devices.values.filter { $0["state"]?.stringValue == "ready" }.count == wanted.count
+}
+let converged = ContinuousClock.now - start
+let pid = harness.fleetd?.pid ?? 0
+print(String(format: "fleet.start_to_all_ready.%d_devices: %.2f s", deviceCount, seconds(converged)))
+print("fleet.rss.\(deviceCount)_devices: \(procStat(pid).rssKiB / 1024) MiB")
+
+let before = procStat(pid).cpuSeconds
+let idleStart = ContinuousClock.now
+try await Task.sleep(for: .seconds(idleSeconds))
+let idleCPU = procStat(pid).cpuSeconds - before
+print(String(format: "fleet.cpu_over_idle.%ds: %.2f s (%.1f%% of one core; %d devices notifying every 1 s)", idleSeconds, idleCPU,
+             100 * idleCPU / seconds(ContinuousClock.now - idleStart), deviceCount))
+
+// Status under load: 50 clients polling while links drop and come back.
+let socket = harness.socketPath
+let storm = Task {
+    for i in stride(from: 0, to: min(deviceCount, 200), by: 1) {
+        _ = try? await harness.sim("DropLink", [.string("d\(i)")])
+    }
+}
+let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+    for _ in 0..<50 {
+        group.addTask {
+            try await offPool {
+                let connection = try VarlinkConnection(path: socket)
+                var out: [Double] = []
+                for _ in 0..<40 {
+                    let t = ContinuousClock.now
+                    _ = try connection.call(.status, timeout: .seconds(30))
+                    out.append(seconds(ContinuousClock.now - t) * 1e6)
+                }
+                return out
+            }
+        }
+    }
+    var all: [Double] = []
+    for try await chunk in group { all += chunk }
+    return all.sorted()
+}
+_ = await storm.value
+func percentile(_ p: Double) -> Double { latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+print(String(format: "fleet.status_rtt_under_storm.p50: %.0f us", percentile(0.5)))
+print(String(format: "fleet.status_rtt_under_storm.p99: %.0f us", percentile(0.99)))
+harness.stop()
+
+// Snapshot of 10 000 registry entries: write (atomic, fsynced) and restore.
+var registry = IdentityRegistry()
+for i in 0..<10_000 {
+    let a = try BluetoothAddress(address(i), type: .public)
+    registry.record(.address(a), address: a, name: "Device \(i)", now: .seconds(i))
+}
+let devices = (0..<10_000).map { i in
+    FleetSnapshot.Device(wanted: WantedDevice(id: id(i), subscribe: ["00002a37-0000-1000-8000-00805f9b34fb"]), isWanted: true,
+                         lastAddresses: [address(i)], failures: i % 5, gaveUp: false, lastReason: nil)
+}
+let snapshot = FleetSnapshot(devices: devices, registry: registry, evictions: [])
+let directory = try TemporaryDirectory(prefix: "fleet-bench-snapshot")
+let store = SnapshotStore(path: directory.path + "/snapshot.json")
+var writes: [Double] = [], reads: [Double] = []
+var bytes = 0
+for _ in 0..<5 {
+    let t0 = ContinuousClock.now
+    bytes = try store.write(snapshot)
+    writes.append(seconds(ContinuousClock.now - t0))
+    let t1 = ContinuousClock.now
+    guard case .loaded(let back, _) = store.load(), back.devices.count == 10_000 else { fatalError("snapshot did not restore") }
+    reads.append(seconds(ContinuousClock.now - t1))
+}
+print(String(format: "fleet.snapshot_write.10000_entries: %.1f ms (%d KiB)", writes.sorted()[2] * 1000, bytes / 1024))
+print(String(format: "fleet.snapshot_restore.10000_entries: %.1f ms", reads.sorted()[2] * 1000))

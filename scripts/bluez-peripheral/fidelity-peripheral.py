@@ -1,0 +1,287 @@
+#!/usr/bin/python3
+# fleetd fidelity suite: BLE peripherals served by the real bluetoothd through GattManager1 and
+# LEAdvertisingManager1, one per controller, mirroring the simulator's profiles exactly so that the same
+# scenario holds on both backends (see docs/bluez-fidelity.md).
+#
+#   fidelity-peripheral.py ADAPTER=KIND:SERIAL[:NAME] ...
+#
+# ADAPTER is hciN; KIND is `full` (heart-rate + glucose + control-point, as the simulator's
+# profile=heart-rate,glucose,control-point) or `battery` (profile=battery); SERIAL is the hex serial put
+# after company 0xffff in the manufacturer data; NAME is the advertised local name.
+#
+# Prints "fidelity-peripheral: ready" once every application and advertisement is registered (flushed),
+# and runs until SIGTERM. Reads commands from the FIFO named in $FIDELITY_PERIPHERAL_FIFO, one a line:
+#   advertise hciN on|off     register or unregister that adapter's advertisement
+# Each command is answered on stdout with "ok <command>" or "error <command>: <reason>".
+import os
+import signal
+import sys
+
+import dbus
+import dbus.exceptions
+import dbus.mainloop.glib
+import dbus.service
+from gi.repository import GLib
+
+BLUEZ = 'org.bluez'
+OM = 'org.freedesktop.DBus.ObjectManager'
+PROPS = 'org.freedesktop.DBus.Properties'
+GATT_SERVICE = 'org.bluez.GattService1'
+GATT_CHRC = 'org.bluez.GattCharacteristic1'
+ADVERTISEMENT = 'org.bluez.LEAdvertisement1'
+COMPANY = 0xffff
+
+
+def say(line):
+    print(line, flush=True)
+
+
+def full_uuid(short):
+    return '0000%s-0000-1000-8000-00805f9b34fb' % short if len(short) == 4 else short
+
+
+class NotPermitted(dbus.exceptions.DBusException):
+    _dbus_error_name = 'org.bluez.Error.NotPermitted'
+
+
+class InvalidOffset(dbus.exceptions.DBusException):
+    _dbus_error_name = 'org.bluez.Error.InvalidOffset'
+
+
+class Application(dbus.service.Object):
+    def __init__(self, bus, path):
+        self.path = path
+        self.services = []
+        dbus.service.Object.__init__(self, bus, path)
+
+    @dbus.service.method(OM, out_signature='a{oa{sa{sv}}}')
+    def GetManagedObjects(self):
+        out = {}
+        for service in self.services:
+            out[dbus.ObjectPath(service.path)] = service.properties()
+            for chrc in service.characteristics:
+                out[dbus.ObjectPath(chrc.path)] = chrc.properties()
+        return out
+
+
+class Service(dbus.service.Object):
+    def __init__(self, bus, app, uuid):
+        self.path = '%s/service%d' % (app.path, len(app.services))
+        self.uuid = full_uuid(uuid)
+        self.characteristics = []
+        dbus.service.Object.__init__(self, bus, self.path)
+        app.services.append(self)
+
+    def properties(self):
+        return {GATT_SERVICE: {'UUID': self.uuid, 'Primary': True,
+                               'Characteristics': dbus.Array([dbus.ObjectPath(c.path) for c in self.characteristics], signature='o')}}
+
+    @dbus.service.method(PROPS, in_signature='s', out_signature='a{sv}')
+    def GetAll(self, interface):
+        return self.properties()[GATT_SERVICE]
+
+
+class Characteristic(dbus.service.Object):
+    """One characteristic; `every` (seconds) and `pattern` make it notify while subscribed."""
+
+    def __init__(self, bus, service, uuid, flags, value, every=None, pattern=None):
+        self.path = '%s/char%d' % (service.path, len(service.characteristics))
+        self.service = service
+        self.uuid = full_uuid(uuid)
+        self.flags = flags
+        self.value = list(value)
+        self.every = every
+        self.pattern = pattern
+        self.count = 0
+        self.notifying = False
+        self.timer = None
+        dbus.service.Object.__init__(self, bus, self.path)
+        service.characteristics.append(self)
+
+    def properties(self):
+        return {GATT_CHRC: {'Service': dbus.ObjectPath(self.service.path), 'UUID': self.uuid,
+                            'Flags': dbus.Array(self.flags, signature='s')}}
+
+    @dbus.service.method(PROPS, in_signature='s', out_signature='a{sv}')
+    def GetAll(self, interface):
+        return self.properties()[GATT_CHRC]
+
+    @dbus.service.method(GATT_CHRC, in_signature='a{sv}', out_signature='ay')
+    def ReadValue(self, options):
+        if 'read' not in self.flags:
+            raise NotPermitted('Read not permitted')
+        offset = int(options.get('offset', 0))
+        if offset > len(self.value):
+            raise InvalidOffset('Invalid offset')
+        return dbus.Array(self.value[offset:], signature='y')
+
+    @dbus.service.method(GATT_CHRC, in_signature='aya{sv}')
+    def WriteValue(self, value, options):
+        if 'write' not in self.flags and 'write-without-response' not in self.flags:
+            raise NotPermitted('Write not permitted')
+        offset = int(options.get('offset', 0))
+        self.value = self.value[:offset] + [int(b) for b in value]
+        # A control point answers on its indication, as the simulator's does: RACP response code 0x06,
+        # operand, request opcode, success.
+        if self.notifying and 'indicate' in self.flags:
+            self.emit([0x06, 0x00, self.value[0] if self.value else 0, 0x01])
+
+    @dbus.service.method(GATT_CHRC)
+    def StartNotify(self):
+        if self.notifying:
+            return
+        self.notifying = True
+        if self.every:
+            self.timer = GLib.timeout_add(int(self.every * 1000), self.tick)
+
+    @dbus.service.method(GATT_CHRC)
+    def StopNotify(self):
+        self.notifying = False
+        if self.timer:
+            GLib.source_remove(self.timer)
+            self.timer = None
+
+    @dbus.service.signal(PROPS, signature='sa{sv}as')
+    def PropertiesChanged(self, interface, changed, invalidated):
+        pass
+
+    def emit(self, value):
+        self.PropertiesChanged(GATT_CHRC, {'Value': dbus.Array(value, signature='y')}, [])
+
+    def tick(self):
+        if not self.notifying:
+            self.timer = None
+            return False
+        self.value = self.pattern(self.count, self.value)
+        self.count += 1
+        self.emit(self.value)
+        return True
+
+
+def heart_rate(n, _):
+    # The simulator's NotifyPattern.heartRate(base: 72).
+    swing = [0, 2, 4, 6, 8, 6, 4, 2, 0, -2, -4, -6, -8, -6, -4, -2][n % 16]
+    return [0x00, 72 + swing]
+
+
+def counter(n, initial):
+    value = list(initial) or [0]
+    value[-1] = (value[-1] + n + 1) & 0xff
+    return value
+
+
+def battery_level(n, initial):
+    return [max(1, 97 - n // 6)]
+
+
+def build(bus, adapter, kind):
+    app = Application(bus, '/io/fleetd/fidelity/%s' % adapter)
+    if kind == 'full':
+        hr = Service(bus, app, '180d')
+        Characteristic(bus, hr, '2a37', ['notify'], [0x00, 72], every=1.0, pattern=heart_rate)
+        Characteristic(bus, hr, '2a38', ['read'], [0x01])
+        glucose = Service(bus, app, '1808')
+        initial = list(range(64))
+        Characteristic(bus, glucose, '2a18', ['read', 'notify'], initial, every=30.0, pattern=lambda n, v: counter(n, initial))
+        Characteristic(bus, glucose, '2a51', ['read'], [0x03, 0x04])
+        cp = Service(bus, app, '0000fe59-0000-1000-8000-00805f9b34fb')
+        Characteristic(bus, cp, '2a52', ['write', 'indicate'], [])
+        Characteristic(bus, cp, '8ec90002-f315-4f60-9fb8-838830daea50', ['write-without-response', 'read'], [0x00])
+        uuids = ['180d', '1808', 'fe59']
+    elif kind == 'battery':
+        battery = Service(bus, app, '180f')
+        Characteristic(bus, battery, '2a19', ['read', 'notify'], [97], every=10.0, pattern=battery_level)
+        uuids = ['180f']
+    else:
+        raise SystemExit('fidelity-peripheral: unknown kind %r (full or battery)' % kind)
+    return app, uuids
+
+
+class Advertisement(dbus.service.Object):
+    def __init__(self, bus, adapter, uuids, serial, name):
+        self.path = '/io/fleetd/fidelity/%s/advertisement' % adapter
+        self.props = {'Type': 'peripheral', 'ServiceUUIDs': dbus.Array(uuids, signature='s'),
+                      'ManufacturerData': dbus.Dictionary({dbus.UInt16(COMPANY): dbus.Array(serial, signature='y')}, signature='qv'),
+                      'LocalName': dbus.String(name)}
+        dbus.service.Object.__init__(self, bus, self.path)
+
+    @dbus.service.method(PROPS, in_signature='s', out_signature='a{sv}')
+    def GetAll(self, interface):
+        return self.props
+
+    @dbus.service.method(ADVERTISEMENT)
+    def Release(self):
+        pass
+
+
+def main():
+    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    bus = dbus.SystemBus()
+    loop = GLib.MainLoop()
+    adverts = {}
+    pending = []
+
+    def fail(what):
+        def handler(error):
+            say('fidelity-peripheral: %s failed: %s' % (what, error))
+            loop.quit()
+        return handler
+
+    def registered():
+        pending.pop()
+        if not pending:
+            say('fidelity-peripheral: ready')
+
+    for spec in sys.argv[1:]:
+        adapter, _, rest = spec.partition('=')
+        parts = rest.split(':')
+        if len(parts) < 2:
+            raise SystemExit('fidelity-peripheral: expected ADAPTER=KIND:SERIAL[:NAME], got %r' % spec)
+        kind, serial = parts[0], [int(parts[1][i:i + 2], 16) for i in range(0, len(parts[1]), 2)]
+        name = parts[2] if len(parts) > 2 else 'Fidelity'
+        app, uuids = build(bus, adapter, kind)
+        path = '/org/bluez/' + adapter
+        adverts[adapter] = (Advertisement(bus, adapter, uuids, serial, name), app)
+        gatt = dbus.Interface(bus.get_object(BLUEZ, path), 'org.bluez.GattManager1')
+        ads = dbus.Interface(bus.get_object(BLUEZ, path), 'org.bluez.LEAdvertisingManager1')
+        pending += [1, 1]
+        gatt.RegisterApplication(app.path, {}, reply_handler=registered, error_handler=fail('RegisterApplication on ' + adapter))
+        ads.RegisterAdvertisement(adverts[adapter][0].path, {}, reply_handler=registered,
+                                  error_handler=fail('RegisterAdvertisement on ' + adapter))
+
+    def command(line):
+        words = line.split()
+        if len(words) == 3 and words[0] == 'advertise' and words[1] in adverts and words[2] in ('on', 'off'):
+            ads = dbus.Interface(bus.get_object(BLUEZ, '/org/bluez/' + words[1]), 'org.bluez.LEAdvertisingManager1')
+            advert = adverts[words[1]][0]
+            call = ads.RegisterAdvertisement if words[2] == 'on' else ads.UnregisterAdvertisement
+            args = (advert.path, {}) if words[2] == 'on' else (advert.path,)
+            call(*args, reply_handler=lambda: say('ok ' + line),
+                 error_handler=lambda e: say('error %s: %s' % (line, e.get_dbus_name())))
+        elif words:
+            say('error %s: unknown command' % line)
+
+    fifo = os.environ.get('FIDELITY_PERIPHERAL_FIFO')
+    if fifo:
+        # O_RDWR keeps the FIFO open with no writer, so there is never an EOF to spin on.
+        fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+        buffer = [b'']
+
+        def readable(_fd, _cond):
+            try:
+                buffer[0] += os.read(fd, 4096)
+            except BlockingIOError:
+                return True
+            while b'\n' in buffer[0]:
+                line, buffer[0] = buffer[0].split(b'\n', 1)
+                command(line.decode().strip())
+            return True
+        GLib.io_add_watch(fd, GLib.IO_IN, readable)
+
+    GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGTERM, loop.quit)
+    GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGINT, loop.quit)
+    loop.run()
+
+
+if __name__ == '__main__':
+    main()
