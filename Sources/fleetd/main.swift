@@ -67,7 +67,7 @@ do {
 let supervisor = FleetSupervisor(
     machine: machine, client: BlueZClient(bus: bus), logger: logger, store: SnapshotStore(path: configuration.snapshotPath),
     options: .init(scanServiceUUIDs: configuration.scanServiceUUIDs, duplicateData: configuration.duplicateData,
-                   leaveLinksOnExit: configuration.leaveLinksOnExit))
+                   leaveLinksOnExit: configuration.leaveLinksOnExit, metricsTextfile: configuration.metricsTextfile))
 
 /// The configuration in force, shared by SIGHUP and `fleetctl reload`.
 final class ConfigurationHolder: @unchecked Sendable {
@@ -121,15 +121,7 @@ do {
 }
 
 // Signals arrive as dispatch sources; the default actions are ignored so the sources see them.
-let (stopStream, stopContinuation) = AsyncStream<Int32>.makeStream()
-var signalSources: [DispatchSourceSignal] = []
-for number in [SIGTERM, SIGINT, SIGHUP] {
-    signal(number, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-    source.setEventHandler { stopContinuation.yield(number) }
-    source.resume()
-    signalSources.append(source)
-}
+let (stopStream, signalSources) = UnixSignals.stream([SIGTERM, SIGINT, SIGHUP])
 
 for await number in stopStream {
     if number == SIGHUP {
@@ -147,6 +139,7 @@ for await number in stopStream {
     break
 }
 await supervisor.stop()
+withExtendedLifetime(signalSources) {}
 server.stop()
 bus.close()
 exit(0)

@@ -55,7 +55,9 @@ public final class FleetHarness: @unchecked Sendable {
     func startDaemonBlocking(readyTimeout: Duration) throws {
         restarts += 1
         let notify = try NotifySocket(path: directory + "/notify-\(restarts)")
+        notifySocket = notify
         var env = bus.environment(["NOTIFY_SOCKET": notify.path])
+        for (key, value) in daemonEnvironment { env[key] = value }
         env.removeValue(forKey: "JOURNAL_STREAM")
         fleetd = try ChildProcess(BuildProducts.path("fleetd"),
                                   ["--config", configPath, "--bus", bus.address, "--snapshot", snapshotPath, "--socket", socketPath,
@@ -72,6 +74,29 @@ public final class FleetHarness: @unchecked Sendable {
     /// Starts fleetd and returns once it has sent READY=1.
     public func startDaemon(readyTimeout: Duration = .seconds(30)) async throws {
         try await offPool { try self.startDaemonBlocking(readyTimeout: readyTimeout) }
+    }
+
+    /// Extra environment for fleetd (e.g. WATCHDOG_USEC), applied at the next start.
+    public var daemonEnvironment: [String: String] = [:]
+
+    /// The notify socket of the running fleetd: wait on it for STATUS=, WATCHDOG=1, STOPPING=1.
+    public private(set) var notifySocket: NotifySocket?
+
+    /// Waits for a line (e.g. `WATCHDOG=1`) on fleetd's notify socket.
+    public func waitForNotification(_ line: String, timeout: Duration = .seconds(30)) async throws {
+        guard let socket = notifySocket else { throw TestKitError("fleetd was never started") }
+        try await offPool { try socket.wait(for: line, timeout: timeout) }
+    }
+
+    /// Sends a signal to fleetd and, for SIGTERM/SIGINT, waits for it to exit; returns the exit code.
+    @discardableResult
+    public func signalDaemon(_ signal: Int32) async throws -> Int32? {
+        guard let fleetd else { throw TestKitError("fleetd is not running") }
+        try fleetd.kill(signal: signal)
+        guard signal == SIGTERM || signal == SIGINT else { return nil }
+        let code = try await offPool { fleetd.wait(timeout: .seconds(30)) }
+        self.fleetd = nil
+        return code
     }
 
     /// What the notify socket received up to READY=1 at the last start.

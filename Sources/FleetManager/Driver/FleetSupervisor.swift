@@ -15,9 +15,15 @@ public actor FleetSupervisor {
         /// How long start-up waits for adopted links to be re-subscribed before READY=1.
         public var readyTimeout: Duration
         public var snapshotCoalescing: Duration
+        /// node_exporter textfile-collector path (`*.prom`), rewritten every `metricsInterval`.
+        public var metricsTextfile: String?
+        public var metricsInterval: Duration
 
         public init(scanServiceUUIDs: [String] = [], duplicateData: Bool = false, leaveLinksOnExit: Bool = true,
-                    readyTimeout: Duration = .seconds(30), snapshotCoalescing: Duration = .milliseconds(100)) {
+                    readyTimeout: Duration = .seconds(30), snapshotCoalescing: Duration = .milliseconds(100),
+                    metricsTextfile: String? = nil, metricsInterval: Duration = .seconds(15)) {
+            self.metricsTextfile = metricsTextfile
+            self.metricsInterval = metricsInterval
             self.scanServiceUUIDs = scanServiceUUIDs
             self.duplicateData = duplicateData
             self.leaveLinksOnExit = leaveLinksOnExit
@@ -45,6 +51,7 @@ public actor FleetSupervisor {
     var stopping = false
     var eventTask: Task<Void, Never>?
     var watchdogTask: Task<Void, Never>?
+    var metricsTask: Task<Void, Never>?
     var linkDownAt: [String: Duration] = [:]
     public internal(set) var snapshotWrites = 0
 
@@ -95,6 +102,33 @@ public actor FleetSupervisor {
             }
         }
         startWatchdog()
+        startMetricsTextfile()
+    }
+
+    /// Writes the Prometheus text to the textfile collector's directory, atomically (node_exporter must
+    /// never read half a file) and world-readable (the unit's UMask is 0077).
+    func writeMetricsTextfile() {
+        guard let path = options.metricsTextfile else { return }
+        let temporary = path + ".tmp"
+        do {
+            try Data(prometheusText().utf8).write(to: URL(fileURLWithPath: temporary))
+            chmod(temporary, 0o644)
+            guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        } catch {
+            logger.warning("cannot write metrics to \(path): \(error)", metadata: ["path": path, "reason": "metrics-write-failed"])
+        }
+    }
+
+    func startMetricsTextfile() {
+        guard options.metricsTextfile != nil else { return }
+        let interval = options.metricsInterval
+        writeMetricsTextfile()
+        metricsTask = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                await self?.writeMetricsTextfile()
+            }
+        }
     }
 
     func releaseReadyWaiter() {
@@ -126,6 +160,8 @@ public actor FleetSupervisor {
         logger.notice("fleetd is stopping", id: FleetMessageID.stopping.rawValue)
         eventTask?.cancel()
         watchdogTask?.cancel()
+        metricsTask?.cancel()
+        writeMetricsTextfile()
         for task in timers.values { task.cancel() }
         timers.removeAll()
         writeSnapshot()

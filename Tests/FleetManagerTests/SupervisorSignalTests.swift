@@ -1,0 +1,74 @@
+import FleetControl
+import FleetPlatform
+import FleetTestKit
+import Foundation
+import Testing
+
+/// fleetd as systemd runs it: READY/STATUS/WATCHDOG/STOPPING on the notify socket, SIGTERM for a graceful
+/// stop that leaves links up, SIGHUP to reload the configuration.
+@Suite("fleetd signals and sd_notify", .serialized)
+struct SupervisorSignalTests {
+    let scenario = "adapters 1\n" + SupervisorScenarioTests.straps(2)
+
+    @Test("READY=1 carries STATUS= counts, WATCHDOG=1 comes from the supervisor loop, metrics reach the textfile")
+    func notifyAndWatchdog() async throws {
+        let metrics = "/tmp/fleet-test-\(UUID().uuidString).prom"
+        defer { try? FileManager.default.removeItem(atPath: metrics) }
+        let config = "[daemon]\nmetrics-textfile = \(metrics)\n" + SupervisorScenarioTests.wanted(1...2)
+        let h = try await FleetHarness(scenario: scenario, configuration: config, startFleetd: false)
+        defer { h.stop() }
+        h.daemonEnvironment = ["WATCHDOG_USEC": "500000"]
+        try await h.startDaemon()
+        let ready = try #require(h.readyNotifications.first { $0.contains("READY=1") })
+        #expect(ready.contains("STATUS=2 wanted"), "\(ready)")
+        try await h.waitForNotification("WATCHDOG=1", timeout: .seconds(5))
+        try await h.waitFor("ready", SupervisorScenarioTests.allReady([SupervisorScenarioTests.id(1), SupervisorScenarioTests.id(2)]))
+        let text = try String(contentsOfFile: metrics, encoding: .utf8)
+        #expect(text.contains("# TYPE fleetd_devices gauge") && text.contains("fleetd_adapter_capacity{adapter=\"hci0\"}"))
+        var info = stat()
+        stat(metrics, &info)
+        #expect(info.st_mode & 0o777 == 0o644, "node_exporter must be able to read it")
+    }
+
+    @Test("SIGTERM stops gracefully: STOPPING=1, snapshot flushed, links left up for the next start to adopt")
+    func gracefulStop() async throws {
+        let h = try await FleetHarness(scenario: scenario, configuration: SupervisorScenarioTests.wanted(1...2))
+        defer { h.stop() }
+        let ids = [SupervisorScenarioTests.id(1), SupervisorScenarioTests.id(2)]
+        try await h.waitFor("ready", SupervisorScenarioTests.allReady(ids))
+        let socket = try #require(h.notifySocket)
+        let code = try await h.signalDaemon(SIGTERM)
+        #expect(code == 0)
+        try await offPool { try socket.wait(for: "STOPPING=1", timeout: .seconds(5)) }
+        let data = try #require(FileManager.default.contents(atPath: h.snapshotPath))
+        let snapshot = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect((snapshot["devices"] as? [[String: Any]])?.count == 2)
+        let objects = try await h.control.call(destination: "org.bluez", path: "/", interface: "org.freedesktop.DBus.ObjectManager",
+                                               member: "GetManagedObjects", expecting: "a{oa{sa{sv}}}")
+        let connected = objects[0].dictEntries?.filter {
+            $0.value.stringKeyed?["org.bluez.Device1"]?.stringKeyed?["Connected"]?.unwrapped.bool == true
+        } ?? []
+        #expect(connected.count == 2, "leave-links-on-exit = yes keeps the links for the next start")
+        let before = try await h.counters()
+        try await h.startDaemon()
+        #expect(try await h.counters()["ConnectsAttempted"] == before["ConnectsAttempted"])
+        #expect(try await h.devices().values.allSatisfy { $0["state"]?.stringValue == "ready" })
+    }
+
+    @Test("SIGHUP reloads: a device added to the file starts competing; a broken file is refused and the old one kept")
+    func reloadOnHangup() async throws {
+        let h = try await FleetHarness(scenario: scenario, configuration: SupervisorScenarioTests.wanted(1...1))
+        defer { h.stop() }
+        try await h.waitFor("first ready", SupervisorScenarioTests.allReady([SupervisorScenarioTests.id(1)]))
+        try SupervisorScenarioTests.wanted(1...2).write(toFile: h.configPath, atomically: true, encoding: .utf8)
+        try await h.signalDaemon(SIGHUP)
+        try await h.waitFor("second ready after reload", SupervisorScenarioTests.allReady([SupervisorScenarioTests.id(1), SupervisorScenarioTests.id(2)]))
+        #expect(h.log().contains("SIGHUP: reloaded: 1 added"))
+
+        try "[device \"addr-A00000000001\"]\nclass = vip\n".write(toFile: h.configPath, atomically: true, encoding: .utf8)
+        try await h.signalDaemon(SIGHUP)
+        try await h.waitFor("the rejection logged") { _ in h.log().contains("configuration rejected, keeping the old one") }
+        #expect(h.log().contains("fleetd.conf:2"), "the error names the file and line")
+        #expect(try await h.devices().count == 2, "the old configuration stays in force")
+    }
+}
