@@ -3,12 +3,16 @@ import Foundation
 import Glibc
 #endif
 
-/// A bound datagram socket standing in for systemd's NOTIFY_SOCKET: a test hands its path to a daemon and
-/// waits for READY=1 (or any other line) with a deadline.
+/// A bound datagram socket standing in for systemd's NOTIFY_SOCKET. Like systemd it reads every datagram as
+/// it arrives (a thread drains it, so a daemon never blocks on a full socket queue); tests wait for a line
+/// such as READY=1 with a deadline.
 public final class NotifySocket: @unchecked Sendable {
     public let path: String
     private let fd: Int32
-    public private(set) var received: [String] = []
+    private let condition = NSCondition()
+    private var messages: [String] = []
+    private var consumed = 0
+    private var closed = false
 
     public init(path: String) throws {
         self.path = path
@@ -21,25 +25,58 @@ public final class NotifySocket: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard bound == 0 else { throw TestKitError("cannot bind notify socket \(path)") }
+        let thread = Thread { [self] in drain() }
+        thread.start()
     }
 
-    deinit { close(fd); unlink(path) }
+    deinit {
+        condition.lock()
+        closed = true
+        condition.unlock()
+        shutdown(fd, Int32(SHUT_RDWR))
+        close(fd)
+        unlink(path)
+    }
 
-    /// Waits for a datagram containing `line` (e.g. `READY=1`); every datagram seen is kept in `received`.
-    public func wait(for line: String, timeout: Duration) throws {
-        let deadline = ContinuousClock.now + timeout
+    private func drain() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            guard remaining > .zero else { throw TestKitError("no \(line) on the notify socket within \(timeout); got \(received)") }
+            condition.lock()
+            let done = closed
+            condition.unlock()
+            if done { return }
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ms = Int32(min(remaining.components.seconds * 1000 + 1, 60_000))
-            guard poll(&pfd, 1, ms) > 0 else { continue }
-            var buffer = [UInt8](repeating: 0, count: 4096)
+            guard poll(&pfd, 1, 200) > 0 else { continue }
             let n = recv(fd, &buffer, buffer.count, 0)
             guard n > 0 else { continue }
-            let text = String(decoding: buffer[0..<n], as: UTF8.self)
-            received.append(text)
-            if text.split(separator: "\n").contains(where: { $0 == line }) { return }
+            condition.lock()
+            messages.append(String(decoding: buffer[0..<n], as: UTF8.self))
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// Every datagram received so far.
+    public var received: [String] {
+        condition.lock()
+        defer { condition.unlock() }
+        return messages
+    }
+
+    /// Waits for a datagram not yet consumed by an earlier wait that contains `line` (e.g. `READY=1`).
+    public func wait(for line: String, timeout: Duration) throws {
+        let deadline = Date().addingTimeInterval(Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            while consumed < messages.count {
+                let message = messages[consumed]
+                consumed += 1
+                if message.split(separator: "\n").contains(where: { $0 == line }) { return }
+            }
+            guard condition.wait(until: deadline) else {
+                throw TestKitError("no \(line) on the notify socket within \(timeout); got \(messages)")
+            }
         }
     }
 }

@@ -169,8 +169,18 @@ extension FleetSupervisor {
         }
     }
 
+    /// STATUS= follows the counts, at most twice a second: a burst of changes sends one line.
     func updateStatus() {
-        guard isReady else { return }
+        guard isReady, !statusScheduled else { return }
+        statusScheduled = true
+        Task { [weak self] in
+            try? await Task.sleep(for: .milliseconds(500))
+            await self?.sendStatus()
+        }
+    }
+
+    func sendStatus() {
+        statusScheduled = false
         let line = statusLine(machine.counts)
         if line != lastStatus {
             lastStatus = line

@@ -45,6 +45,7 @@ public actor FleetSupervisor {
     var timers: [TimerID: Task<Void, Never>] = [:]
     var persistScheduled = false
     var lastStatus = ""
+    var statusScheduled = false
     var initialSetUps: Set<String> = []
     var readyWaiter: CheckedContinuation<Void, Never>?
     public private(set) var isReady = false

@@ -1,0 +1,76 @@
+// fleet-fidelity: runs the fidelity scenarios (Tests/FleetTestKit/FidelityScenario+Catalog.swift) against
+// the BlueZ simulator or against real bluetoothd in the bluez-vm guest, printing one line per scenario
+// and `N passed, N failed`. Exit status: 0 all passed, 1 some failed, 2 bad usage or setup.
+import FleetTestKit
+import Foundation
+
+let usage = """
+    usage: fleet-fidelity --backend sim|bluez [--scenario NAME]... [--keep-logs DIR] [--peripheral-script PATH] [--list]
+
+    --backend sim     a private bus and bluez-sim per scenario (no radio needed)
+    --backend bluez   the system bus of the bluez-vm guest: real bluetoothd, fleetd on hci0, the suite's
+                      peripherals on hci1.. served by scripts/bluez-peripheral/fidelity-peripheral.py
+    --scenario NAME   run only this scenario (repeatable); --list prints the names
+    --keep-logs DIR   copy fleetd's log of each failed scenario into DIR
+    """
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("fleet-fidelity: \(message)\n".utf8))
+    exit(2)
+}
+
+var backendName: String?
+var only: [String] = []
+var keepLogs: String?
+var script = BuildProducts.repositoryRoot + "/scripts/bluez-peripheral/fidelity-peripheral.py"
+let words = Array(CommandLine.arguments.dropFirst())
+var index = 0
+while index < words.count {
+    let argument = words[index]
+    index += 1
+    var value: String {
+        get {
+            guard index < words.count else { fail("\(argument) needs a value\n\(usage)") }
+            return words[index]
+        }
+    }
+    switch argument {
+    case "--backend": backendName = value; index += 1
+    case "--scenario": only.append(value); index += 1
+    case "--keep-logs": keepLogs = value; index += 1
+    case "--peripheral-script": script = value; index += 1
+    case "--list":
+        FidelityScenario.all.forEach { print($0.name) }
+        exit(0)
+    case "-h", "--help":
+        print(usage)
+        exit(0)
+    default: fail("unknown argument '\(argument)'\n\(usage)")
+    }
+}
+
+var scenarios = FidelityScenario.all
+if !only.isEmpty {
+    for name in only where FidelityScenario.named(name) == nil { fail("no scenario '\(name)' (see --list)") }
+    scenarios = scenarios.filter { only.contains($0.name) }
+}
+
+let backend: any FidelityBackend
+switch backendName {
+case "sim": backend = FidelitySimulatorBackend()
+case "bluez":
+    do {
+        let bluez = try FidelityBlueZBackend(script: script, keepLogs: keepLogs)
+        try await bluez.start()
+        backend = bluez
+    } catch {
+        fail("cannot set up the bluez backend: \(error)")
+    }
+default: fail("--backend must be sim or bluez\n\(usage)")
+}
+
+let results = await FidelitySuite.run(scenarios, on: backend) { line in
+    print(line)
+    fflush(nil)
+}
+exit(results.allSatisfy(\.passed) ? 0 : 1)
