@@ -45,7 +45,9 @@ extension DeviceObject {
                     "Flags": .strings(chrc.spec.flags), "MTU": .uint16(mtu),
                 ]
                 if chrc.spec.canNotify { p["Notifying"] = .boolean(!(notifying[chrc.handle]?.isEmpty ?? true)) }
-                if let cached = values[chrc.valueHandle], !cached.isEmpty, gattExported { p["Value"] = .bytes(cached) }
+                // 5.66 exports Value from the start, empty until the first read, write or notification fills
+                // its attribute cache; a cached (kept) object shows what was last seen.
+                p["Value"] = .bytes(gattExported ? values[chrc.valueHandle] ?? [] : [])
                 effects.append(.addObject(path: chrcPath, interfaces: [InterfaceProperties(.gattCharacteristic, p)]))
                 for desc in chrc.descriptors {
                     effects.append(.addObject(path: BlueZPath.descriptorPath(chrcPath, desc.handle), interfaces: [InterfaceProperties(.gattDescriptor, [

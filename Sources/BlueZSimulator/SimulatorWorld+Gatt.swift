@@ -98,7 +98,9 @@ extension SimulatorWorld {
             let value = p.values[chrc.valueHandle] ?? []
             let tail = offset <= value.count ? Array(value[offset...]) : []
             count(\.reads, peripheral: object.peripheral)
-            if offset == 0, let path = object.characteristicPath(p.table, handle: handle) {
+            // Every read, at any offset, writes what came back into BlueZ's attribute cache at that offset and
+            // signals the cached Value, whole (read_op_cb → gatt_db_attribute_write → write_characteristic_cb).
+            if let path = object.characteristicPath(p.table, handle: handle) {
                 effects.append(.change(path, .gattCharacteristic, ["Value": .bytes(value)]))
             }
             for token in read.tokens { effects.append(.reply(token, .success([.bytes(tail)]))) }

@@ -168,6 +168,14 @@ import Testing
         // Without a deadline in `connected`, a link whose services never resolve would sit there forever.
         let expired = driver.advance(by: .seconds(31))
         #expect(expired.disconnects.map(\.path) == [strap.path()], "a link stuck before ServicesResolved is dropped by the deadline")
+        #expect(driver.phase(strap) == .disconnecting)
+        // BlueZ never confirms the disconnect: the link is written off, its object cleared, and a retry follows.
+        let writtenOff = driver.advance(by: .seconds(10))
+        #expect(writtenOff.removals.map(\.path) == [strap.path()])
+        #expect(writtenOff.events(.disconnected).count == 1)
+        #expect(writtenOff.scheduled.contains { $0.timer.purpose == .retry }, "the written-off link is retried with backoff")
+        #expect(driver.machine.adapters[FleetFixture.hci0]?.slots.links.isEmpty == true, "the slot is free again")
+        #expect(writtenOff.connects.count == 1, "and the retry connects again")
     }
 
     @Test func deviceObjectVanishingDropsTheLink() throws {

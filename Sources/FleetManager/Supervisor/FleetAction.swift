@@ -10,6 +10,9 @@ public struct TimerID: Sendable, Hashable, CustomStringConvertible {
         case setUpDeadline
         /// Re-run admission when a hold time that blocked it ends.
         case admission
+        /// A Disconnect we asked for must show as Connected=false within this time, or the link is
+        /// written off (and BlueZ's object cleared) so that the device and its slot are never stuck.
+        case disconnectDeadline
     }
 
     public var device: String

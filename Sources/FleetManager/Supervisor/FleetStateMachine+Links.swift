@@ -52,6 +52,7 @@ extension FleetStateMachine {
                                                adapter: device.adapter, reason: error.name, warning: true)))
             actions.append(.disconnect(device: id, path: path))
             device.phase = .disconnecting
+            setTimer(&device, .disconnectDeadline, after: Self.disconnectDeadline, into: &actions)
         } else {
             device.phase = .ready
             device.adopted = false
@@ -214,6 +215,9 @@ extension FleetStateMachine {
         }
         return false
     }
+
+    /// How long a requested Disconnect may take to show as Connected=false.
+    static let disconnectDeadline: Duration = .seconds(10)
 
     func adapterOf(_ devicePath: String) -> String? {
         let parts = devicePath.split(separator: "/")

@@ -21,6 +21,15 @@ extension FleetStateMachine {
                                                    device: device.id, address: device.address, adapter: device.adapter,
                                                    reason: "set-up-timeout", warning: true)))
                 actions.append(.disconnect(device: device.id, path: path))
+                setTimer(&device, .disconnectDeadline, after: Self.disconnectDeadline, into: &actions)
+            }
+        case .disconnectDeadline:
+            if device.phase == .disconnecting, let path = device.linkPath {
+                // BlueZ never confirmed the disconnect: write the link off and clear the object's state.
+                if let adapter = device.sightings[path]?.adapter ?? adapterOf(path) {
+                    actions.append(.removeDevice(device: device.id, adapter: adapter, path: path))
+                }
+                actions += linkLost(&device, now: now, failure: nil)
             }
         }
         devices[timer.device] = device
