@@ -151,15 +151,19 @@ extension SimulatorWorld {
                 object.gattExported = false
             }
         }
-        if object.servicesResolved {
-            object.servicesResolved = false
-            effects.append(.change(object.path, .device, ["ServicesResolved": .boolean(false)]))
-        }
+        // A lost link (remote disconnect, supervision timeout, power-off) reaches 5.66's clients as one
+        // PropertiesChanged carrying both ServicesResolved=false and Connected=false: bluetoothd changes
+        // them in the same main-loop turn and g_dbus flushes property changes together at idle.
+        let wasResolved = object.servicesResolved
+        object.servicesResolved = false
+        if wasResolved && !lost { effects.append(.change(object.path, .device, ["ServicesResolved": .boolean(false)])) }
         for token in tokens { effects.append(.reply(token, .success([]))) }
         object.link = .idle
         object.lastSeen = now
         adapters[a].objects[address] = object
-        effects.append(.change(object.path, .device, ["Connected": .boolean(false)]))
+        var down: [String: DBusValue] = ["Connected": .boolean(false)]
+        if wasResolved && lost { down["ServicesResolved"] = .boolean(false) }
+        effects.append(.change(object.path, .device, down))
         armExpiry(adapter: a, address: address)
     }
 

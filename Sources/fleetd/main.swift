@@ -18,6 +18,16 @@ do {
 }
 if arguments.showHelp { print(DaemonArguments.help); exit(0) }
 if arguments.showVersion { print("fleetd \(version)"); exit(0) }
+if let path = arguments.checkConfig {
+    do {
+        let checked = try FleetConfiguration.load(path: path)
+        print("\(path): OK: \(checked.devices.count) device(s), \(checked.identityRules.count) identity rule(s), capacity \(checked.defaultCapacity) per adapter")
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("fleetd: \(error)\n".utf8))
+        exit(3)
+    }
+}
 
 func loadConfiguration(_ path: String) throws(ConfigError) -> FleetConfiguration {
     if !FileManager.default.fileExists(atPath: path) && path == DaemonArguments().configPath { return .defaults }

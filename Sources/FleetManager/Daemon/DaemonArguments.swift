@@ -7,6 +7,8 @@ public struct DaemonArguments: Sendable, Equatable {
     public var logLevel: String?
     public var snapshotPath: String?
     public var socketPath: String?
+    /// `--check-config PATH`: parse the file, report, exit (0 valid, 3 invalid).
+    public var checkConfig: String?
     public var showHelp = false
     public var showVersion = false
 
@@ -52,6 +54,7 @@ public struct DaemonArguments: Sendable, Equatable {
             case "--log-level": result.logLevel = try take()
             case "--snapshot": result.snapshotPath = try take()
             case "--socket": result.socketPath = try take()
+            case "--check-config": result.checkConfig = try take()
             case "--help", "-h": result.showHelp = true
             case "--version": result.showVersion = true
             default: throw UsageError(message: "unknown option '\(arguments[index])' (see fleetd --help)")
@@ -73,6 +76,7 @@ public struct DaemonArguments: Sendable, Equatable {
           --log-level LEVEL    trace, debug, info, notice, warning, error or critical
           --snapshot PATH      state snapshot file (overrides [daemon] snapshot)
           --socket PATH        control socket (overrides [daemon] control-socket)
+          --check-config PATH  check a configuration file, print what it configures or its first error, and exit
           --version            print the version and exit
       -h, --help               print this help and exit
 
