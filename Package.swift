@@ -31,6 +31,7 @@ let package = Package(
         .executableTarget(name: "fleetd", dependencies: ["FleetManager", "FleetPlatform", "FleetControl"]),
         .executableTarget(name: "fleetctl", dependencies: ["FleetControl"]),
         .executableTarget(name: "bluez-sim", dependencies: ["BlueZSimulator", "FleetPlatform"]),
+        .executableTarget(name: "fleet-fidelity", dependencies: ["FleetTestKit"]),
 
         .executableTarget(name: "DBusBench", dependencies: ["FleetPlatform", "FleetTestKit", "CDBus"], path: "Benchmarks/DBusBench"),
         .executableTarget(name: "IdentityBench", dependencies: ["Identity", "COpenSSL"], path: "Benchmarks/IdentityBench"),
@@ -45,6 +46,7 @@ let package = Package(
         .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "FleetTestKit", "FleetControl", "Identity", "Policy"]),
         .testTarget(name: "FleetControlTests", dependencies: ["FleetControl"]),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"]),
+        .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetControl", "FleetPlatform"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,8 +11,9 @@ import Identity
 let environment = ProcessInfo.processInfo.environment
 let deviceCount = Int(environment["BENCH_DEVICES"] ?? "") ?? 1000
 let idleSeconds = Int(environment["BENCH_IDLE_SECONDS"] ?? "") ?? 60
-let perAdapter = 50
-let adapterCount = (deviceCount + perAdapter - 1) / perAdapter
+// The simulator serves at most 16 adapters and fleetd allows 64 links per adapter.
+let adapterCount = min(16, max(1, (deviceCount + 49) / 50))
+let perAdapter = min(64, (deviceCount + adapterCount - 1) / adapterCount)
 
 func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
 func address(_ i: Int) -> String { String(format: "B0:00:00:00:%02X:%02X", i / 256, i % 256) }

@@ -16,21 +16,26 @@ import Testing
         #expect(inFlight.count == 1, "BlueZ answers a second concurrent Connect with InProgress")
         #expect(driver.machine.counts.connecting == 1)
 
-        // Each answer (success or failure) lets exactly one more start.
+        // Each attempt's end (a failure, or a link resolved and set up) lets exactly one more start.
         var linked: Set<String> = []
         var failedOnce = false
         while let connect = inFlight.popLast() {
             #expect(inFlight.isEmpty)
-            let next: [FleetAction]
+            let mark = driver.history.count
             if !failedOnce {
                 failedOnce = true
-                next = driver.connectFinished(connect, error: FleetFixture.abortByLocal(connect.path))
+                driver.connectFinished(connect, error: FleetFixture.abortByLocal(connect.path))
             } else {
                 linked.insert(connect.device)
-                next = driver.connectFinished(connect)
+                let peripheral = try #require(fleet.first { $0.id == connect.device })
+                driver.observe(peripheral.object(connected: true))
+                #expect(driver.connectFinished(connect).connects.isEmpty, "no second connect while services are being resolved")
+                let setUp = try #require(driver.observe(peripheral.object(connected: true, servicesResolved: true)).setUps.first)
+                driver.setUpFinished(setUp)
             }
-            #expect(next.connects.count <= 1)
-            inFlight += next.connects
+            let next = Array(driver.history[mark...]).connects
+            #expect(next.count <= 1)
+            inFlight += next
             if inFlight.isEmpty { inFlight += driver.advance(by: .seconds(1)).connects }
         }
         #expect(linked == Set(fleet.map(\.id)), "all six end up linked, the one that failed after its retry")

@@ -148,7 +148,13 @@ extension DeviceObject {
         if let v = r.serviceData("ServiceData") { serviceData = v }
         if let v = r.strings("UUIDs") { uuids = v }
         if let v = r.bool("Connected") { connected = v }
-        if let v = r.bool("ServicesResolved") { servicesResolved = v }
+        if let v = r.bool("ServicesResolved") {
+            servicesResolved = v
+            // BlueZ resolves services only over a link. 5.66 sends no Connected=true signal for the first
+            // connect of a newly discovered device (seen against real bluetoothd, docs/bluez-fidelity.md),
+            // so ServicesResolved=true is the first word that the link is up.
+            if v { connected = true }
+        }
         if let v = r.bool("Paired") { paired = v }
         if let v = r.bool("Bonded") { bonded = v }
         if let v = r.string("Address") { address = v }

@@ -113,8 +113,10 @@ extension FleetSupervisor {
         }
         for uuid in subscribe {
             guard let characteristic = find(uuid) else {
-                logger.warning("\(device) has no characteristic \(uuid) to subscribe to", metadata: ["device": device, "reason": "missing-characteristic"])
-                continue
+                // A device is ready only with every configured subscription armed; a missing one is an error
+                // that names the characteristic, not a silently partial device.
+                return BlueZError(operation: "StartNotify", path: "\(device)", name: "io.fleetd.Error.CharacteristicNotFound",
+                                  message: "no characteristic \(uuid) among the \(characteristics.count) BlueZ resolved")
             }
             do throws(BlueZError) {
                 try await client.startNotify(characteristic: characteristic.path)

@@ -6,13 +6,27 @@ extension FleetStateMachine {
     /// Starts every connect that may start now.
     mutating func pump(now: Duration) -> [FleetAction] {
         guard !reconciling else { return [] }
-        var actions: [FleetAction] = []
+        // One pass over the fleet: who may connect, and which adapters wait for an eviction's disconnect.
+        // This runs after every event, so in the steady state (nobody waiting) it must cost one scan only.
+        var waiting: [FleetDevice] = []
         var busy = Set<String>()
+        for device in devices.values {
+            if device.isWanted && device.phase == .discovered && !device.sightings.isEmpty {
+                waiting.append(device)
+            } else if case .evicted = device.phase, let path = device.linkPath, let adapter = device.sightings[path]?.adapter {
+                busy.insert(adapter)
+            } else if device.phase == .connected || device.phase == .resolving, !device.adopted,
+                      let path = device.linkPath, let adapter = device.sightings[path]?.adapter {
+                // A connect is in flight until its services are resolved and set up: controllers (btvirt with
+                // bluetoothd 5.66 among them) mishandle a second LE connection created during discovery.
+                busy.insert(adapter)
+            }
+        }
+        guard !waiting.isEmpty else { return [] }
+        var actions: [FleetAction] = []
         // Highest class first, then the one that has waited longest, so critical devices are admitted first.
-        let candidates = devices.values
-            .filter { $0.isWanted && $0.phase == .discovered && !$0.sightings.isEmpty }
+        let candidates = waiting
             .sorted { ($0.policyClass, -($0.lastSeen ?? .zero).milliseconds, $0.id) > ($1.policyClass, -($1.lastSeen ?? .zero).milliseconds, $1.id) }
-        for adapter in adapters.keys where evictionPending(on: adapter) { busy.insert(adapter) }
         for candidate in candidates {
             guard let (adapterPath, path) = chooseAdapter(for: candidate, excluding: busy) else { continue }
             guard var adapter = adapters[adapterPath] else { continue }

@@ -39,10 +39,9 @@ extension FleetStateMachine {
         devices[id] = device
         actions += linkChanges(id: id, path: object.path, was: previous, now: now)
         actions += dropTwins(id: id, now: now)
-        if let adapter = adapters[object.adapter], device.linkPath == object.path {
-            var slots = adapter.slots
-            slots.recordActivity(device: id, now: now, rssi: object.rssi)
-            adapters[object.adapter]?.slots = slots
+        if device.linkPath == object.path {
+            // In place: copying the slot table out and back would copy its links on every advert.
+            adapters[object.adapter]?.slots.recordActivity(device: id, now: now, rssi: object.rssi)
         }
         actions += pump(now: now)
         return actions

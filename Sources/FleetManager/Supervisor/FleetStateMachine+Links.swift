@@ -62,7 +62,8 @@ extension FleetStateMachine {
             actions.append(.persist)
         }
         devices[id] = device
-        return actions
+        // The adapter's connect is over (ready or failed): the next device may start.
+        return actions + pump(now: now)
     }
 
     mutating func linkEstablished(_ device: inout FleetDevice, path: String, now: Duration, adopted: Bool) -> [FleetAction] {

@@ -1,0 +1,170 @@
+import FleetPlatform
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The fidelity scenarios on real bluetoothd in the bluez-vm guest: fleetd on the system bus using hci0,
+/// every suite peripheral served by `fidelity-peripheral.py` from its own btvirt controller (started once
+/// per boot), and the radio-side actions done with btmgmt on the peripheral's controller.
+public final class FidelityBlueZBackend: FidelityBackend, @unchecked Sendable {
+    // @unchecked: the mutable state is touched only by the one runner task, one scenario at a time.
+    public let name = "bluez"
+    /// Under TCG a connect and service resolution take 5–10 s, against well under 1 s on the simulator.
+    public let patience = 4
+    public let bus: DBusConnection
+    public let fleetdBusAddress: String? = nil
+    private let work: TemporaryDirectory
+    private let peripheralProcess: ChildProcess
+    private let fifo: String
+    private let peripheralOutput: String
+    private var answersSeen = 0
+    private var addresses: [String: String] = [:]
+    private var centralAddress: String
+    private var directory: String?
+    private var scenarioCount = 0
+    /// Where to copy fleetd's log of a failed scenario (the guest's own files vanish at power-off).
+    private let keepLogs: String?
+
+    /// Starts the peripherals; `start()` then waits until they are registered. `script` is
+    /// fidelity-peripheral.py; `keepLogs` a host-visible directory for failure logs.
+    public init(script: String, keepLogs: String?) throws {
+        self.keepLogs = keepLogs
+        bus = try DBusConnection.system()
+        work = try TemporaryDirectory(prefix: "fleet-fidelity")
+        fifo = work.path + "/peripheral.fifo"
+        peripheralOutput = work.path + "/peripheral.out"
+        guard mkfifo(fifo, 0o600) == 0 else { throw FidelityFailure("mkfifo \(fifo) failed") }
+        let environment = ProcessInfo.processInfo.environment
+        let listed = (environment["BLUEZ_VM_ADDRESSES"] ?? "").split(separator: " ").map(String.init)
+        centralAddress = listed.first ?? "00:AA:01:00:00:00"
+        for peripheral in FidelityPeripheral.all {
+            addresses[peripheral.label] = peripheral.controller < listed.count ? listed[peripheral.controller] : peripheral.initialAddress
+        }
+        guard listed.count >= FidelityPeripheral.controllersNeeded else {
+            throw FidelityFailure("the guest has \(listed.count) controllers; the suite needs \(FidelityPeripheral.controllersNeeded) (run --controllers)")
+        }
+        var env = environment
+        env["FIDELITY_PERIPHERAL_FIFO"] = fifo
+        peripheralProcess = try ChildProcess("/usr/bin/python3", ["-u", script] + FidelityPeripheral.all.map(\.peripheralArgument),
+                                             environment: env, stdout: peripheralOutput, stderr: work.path + "/peripheral.err")
+    }
+
+    /// Waits until every GATT application and advertisement is registered with bluetoothd.
+    public func start() async throws {
+        try await waitForOutput("fidelity-peripheral: ready", timeout: .seconds(90))
+    }
+
+    deinit { try? peripheralProcess.kill(signal: SIGKILL) }
+
+    private func output() -> String { (try? String(contentsOfFile: peripheralOutput, encoding: .utf8)) ?? "" }
+
+    /// Waits for a line of the peripheral's stdout (it flushes every line); fails if the script exits.
+    private func waitForOutput(_ line: String, timeout: Duration, occurrence: Int = 1) async throws {
+        let process = peripheralProcess
+        let path = peripheralOutput, errors = work.path + "/peripheral.err"
+        try await offPool {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+                if text.split(separator: "\n").filter({ $0 == line }).count >= occurrence { return }
+                if text.contains("failed:") || !process.isRunning {
+                    let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+                    throw FidelityFailure("the peripheral script stopped: \(text)\(stderr)")
+                }
+                // A file written by another process has no pollable event; 50 ms granularity within the deadline.
+                usleep(50_000)
+            }
+            throw FidelityFailure("no '\(line)' from the peripheral script within \(timeout): \(text(path))")
+        }
+    }
+
+    /// One command to the peripheral script, waited for until it answers `ok`.
+    private func command(_ text: String) async throws {
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: fifo))
+        try handle.write(contentsOf: Data((text + "\n").utf8))
+        try handle.close()
+        let seen = output().split(separator: "\n").filter { $0 == "ok \(text)" }.count
+        try await waitForOutput("ok \(text)", timeout: .seconds(30), occurrence: seen + 1)
+    }
+
+    /// Runs btmgmt (the guest's wrapper, which gives it the stdin it needs) and fails on a non-zero exit.
+    @discardableResult
+    private func btmgmt(_ arguments: [String]) async throws -> String {
+        let result = try await offPool { try ChildProcess.run("btmgmt", arguments, timeout: .seconds(30)) }
+        guard result.code == 0 else { throw FidelityFailure("btmgmt \(arguments.joined(separator: " ")) exited \(result.code): \(result.stdout)\(result.stderr)") }
+        return result.stdout
+    }
+
+    public func begin(_ scenario: FidelityScenario) async throws -> String {
+        scenarioCount += 1
+        try await clearCentral()
+        for peripheral in FidelityPeripheral.all where scenario.offAirAtStart.contains(peripheral.label) {
+            try await command("advertise hci\(peripheral.controller) off")
+        }
+        let made = work.path + "/\(scenarioCount)-\(scenario.name)"
+        try FileManager.default.createDirectory(atPath: made, withIntermediateDirectories: true)
+        directory = made
+        return made
+    }
+
+    public func end(_ scenario: FidelityScenario, failed: Bool) async {
+        if failed, let keepLogs, let directory {
+            try? FileManager.default.createDirectory(atPath: keepLogs, withIntermediateDirectories: true)
+            let target = keepLogs + "/\(scenarioCount)-\(scenario.name)-fleetd.log"
+            try? FileManager.default.removeItem(atPath: target)
+            try? FileManager.default.copyItem(atPath: directory + "/fleetd.log", toPath: target)
+        }
+        for peripheral in FidelityPeripheral.all where scenario.offAirAtStart.contains(peripheral.label) {
+            try? await command("advertise hci\(peripheral.controller) on")
+        }
+        try? await clearCentral()
+    }
+
+    /// No links and no Device1 objects left on hci0, so that each scenario starts from discovery.
+    private func clearCentral() async throws {
+        for device in try await centralDevices() {
+            try await removeDevice(device.path)
+        }
+        try await waitUntil("hci0's Device1 objects removed", timeout: .seconds(30)) { try await self.centralDevices().isEmpty }
+    }
+
+    /// Adapter1.RemoveDevice (which disconnects first); a device already gone is fine.
+    private func removeDevice(_ path: String) async throws {
+        let result: Result<Void, DBusError>
+        do {
+            _ = try await bus.call(destination: "org.bluez", path: centralAdapter, interface: "org.bluez.Adapter1",
+                                   member: "RemoveDevice", arguments: [.objectPath(path)], timeout: .seconds(30))
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        if case .failure(let error) = result, error.name != "org.bluez.Error.DoesNotExist" { throw error }
+    }
+
+    public func address(of peripheral: FidelityPeripheral) async throws -> String {
+        addresses[peripheral.label] ?? peripheral.initialAddress
+    }
+
+    public func dropLink(_ peripheral: FidelityPeripheral) async throws {
+        // The peripheral's side ends the link (as a device going out of range does from fleetd's view: no
+        // Disconnect call of fleetd's own); it advertises again at once.
+        try await btmgmt(["--index", "\(peripheral.controller)", "disconnect", "-t", "1", centralAddress])
+    }
+
+    public func changeAddress(_ peripheral: FidelityPeripheral) async throws {
+        let n = String(format: "%02X", peripheral.controller)
+        let address = "C0:FF:EE:00:\(n):\(String(format: "%02X", scenarioCount))"
+        let index = "\(peripheral.controller)"
+        try await btmgmt(["--index", index, "power", "off"])
+        try await btmgmt(["--index", index, "static-addr", address])
+        try await btmgmt(["--index", index, "power", "on"])
+        addresses[peripheral.label] = address
+    }
+
+    public func putOnAir(_ peripheral: FidelityPeripheral) async throws {
+        try await command("advertise hci\(peripheral.controller) on")
+    }
+}
+
+private func text(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }

@@ -1,0 +1,58 @@
+import FleetPlatform
+import Foundation
+
+/// The fidelity scenarios on the BlueZ simulator: a fresh private bus and bluez-sim per scenario, serving
+/// every suite peripheral (those off the air at start are added when the scenario puts them on).
+public final class FidelitySimulatorBackend: FidelityBackend, @unchecked Sendable {
+    // @unchecked: `harness` is replaced only by begin/end, which the one runner task calls in turn.
+    public let name = "sim"
+    public let patience = 1
+    private var harness: FleetHarness?
+
+    public init() {}
+
+    public var bus: DBusConnection {
+        guard let harness else { preconditionFailure("FidelitySimulatorBackend used outside begin/end") }
+        return harness.control
+    }
+
+    public var fleetdBusAddress: String? { harness?.bus.address }
+
+    public func begin(_ scenario: FidelityScenario) async throws -> String {
+        let devices = FidelityPeripheral.all.filter { !scenario.offAirAtStart.contains($0.label) }.map(\.simulatorDevice)
+        // Debian's bluetoothd runs with the compiled-in [GATT] Cache = always, which keeps a device's GATT
+        // objects across a disconnect: the simulator is told to do the same.
+        let made = try await FleetHarness(scenario: "adapters 1\n" + devices.joined(separator: "\n"), configuration: "",
+                                          simulatorArguments: ["--gatt-cache", "always"], startFleetd: false)
+        harness = made
+        return made.directory
+    }
+
+    public func end(_ scenario: FidelityScenario, failed: Bool) async {
+        harness?.stop()
+        harness = nil
+    }
+
+    private func sim(_ member: String, _ arguments: [DBusValue]) async throws -> [DBusValue] {
+        guard let harness else { throw FidelityFailure("no simulator running") }
+        return try await harness.sim(member, arguments)
+    }
+
+    public func address(of peripheral: FidelityPeripheral) async throws -> String {
+        try await sim("DeviceAddress", [.string(peripheral.label)]).first?.string ?? "?"
+    }
+
+    public func dropLink(_ peripheral: FidelityPeripheral) async throws {
+        _ = try await sim("DropLink", [.string(peripheral.label)])
+    }
+
+    public func changeAddress(_ peripheral: FidelityPeripheral) async throws {
+        // A power cycle: the link goes first, then it advertises from the new address.
+        _ = try await sim("DropLink", [.string(peripheral.label)])
+        _ = try await sim("RotateAddress", [.string(peripheral.label)])
+    }
+
+    public func putOnAir(_ peripheral: FidelityPeripheral) async throws {
+        _ = try await sim("AddDevice", [.string(peripheral.simulatorDevice)])
+    }
+}
