@@ -15,25 +15,25 @@ extension FleetStateMachine {
                 waiting.append(device)
             } else if case .evicted = device.phase, let path = device.linkPath, let adapter = device.sightings[path]?.adapter {
                 busy.insert(adapter)
-            } else if device.phase == .connected || device.phase == .resolving, !device.adopted,
-                      let path = device.linkPath, let adapter = device.sightings[path]?.adapter {
-                // A connect is in flight until its services are resolved and set up: controllers (btvirt with
-                // bluetoothd 5.66 among them) mishandle a second LE connection created during discovery.
-                busy.insert(adapter)
             }
         }
         guard !waiting.isEmpty else { return [] }
+        // Adapters that could start a connect now; when there are none (the common case while a fleet comes
+        // up), the waiting devices need not even be sorted.
+        var open = Set(adapters.filter { $0.value.powered && $0.value.slots.connectInFlight == nil && !busy.contains($0.key) }.keys)
+        guard !open.isEmpty else { return [] }
         var actions: [FleetAction] = []
         // Highest class first, then the one that has waited longest, so critical devices are admitted first.
         let candidates = waiting
             .sorted { ($0.policyClass, -($0.lastSeen ?? .zero).milliseconds, $0.id) > ($1.policyClass, -($1.lastSeen ?? .zero).milliseconds, $1.id) }
         for candidate in candidates {
+            guard !open.isEmpty else { break }
             guard let (adapterPath, path) = chooseAdapter(for: candidate, excluding: busy) else { continue }
             guard var adapter = adapters[adapterPath] else { continue }
             let decision = adapter.slots.admit(device: candidate.id, policyClass: candidate.policyClass, now: now)
             switch decision {
             case .wait(let reason):
-                if reason.code == .connectInFlight { busy.insert(adapterPath) }
+                if reason.code == .connectInFlight { busy.insert(adapterPath); open.remove(adapterPath) }
                 if let at = reason.retryAt, at > now, var waiting = devices[candidate.id], waiting.timer == nil {
                     // Nothing else may happen when the hold ends: a timer re-runs admission then.
                     setTimer(&waiting, .admission, after: at - now, into: &actions)
@@ -45,6 +45,7 @@ extension FleetStateMachine {
                 adapter = adapters[adapterPath] ?? adapter
                 if evictionPending(on: adapterPath) {
                     busy.insert(adapterPath)
+                    open.remove(adapterPath)
                     continue
                 }
             case .takeFreeSlot:
@@ -58,6 +59,7 @@ extension FleetStateMachine {
             }
             adapters[adapterPath] = adapter
             busy.insert(adapterPath)
+            open.remove(adapterPath)
             let token = newToken()
             device.connectToken = token
             device.linkPath = path
