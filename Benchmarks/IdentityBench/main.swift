@@ -3,18 +3,9 @@
 // Goals (issue 4): ≥ 5 M manufacturer-data resolutions/s on one core; one new RPA against 1 000 IRKs
 // costs ≤ 2× 1 000 bare AES-128 blocks measured in the same run.
 import COpenSSL
+import FleetTestKit
 import Identity
 
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 let clock = ContinuousClock()
 let microsecond = Duration.microseconds(1)
@@ -42,7 +33,7 @@ extension Double {
     }
 }
 
-var rng = SplitMix64(state: 0x1D3A7)
+var rng = SplitMix64(seed: 0x1D3A7)
 var sink = 0
 
 // MARK: manufacturer data

@@ -1,18 +1,8 @@
 // Times Policy's simulated hour: 10 000 devices on 10 adapters, one adapter reset at t = 10 min.
 import Foundation
+import FleetTestKit
 import Policy
 
-/// SplitMix64, so every run computes the same hour.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func milliseconds(_ duration: Duration) -> Double {
     let parts = duration.components
@@ -25,7 +15,7 @@ var reports: [PolicySimulation.Report] = []
 let clock = ContinuousClock()
 do {
     for run in 0..<runs {
-        var rng = SplitMix64(state: 0x5EED + UInt64(run))
+        var rng = SplitMix64(seed: 0x5EED + UInt64(run))
         let started = clock.now
         let report = try PolicySimulation.run(PolicySimulation.Parameters(), using: &rng)
         timings.append(clock.now - started)

@@ -1,3 +1,4 @@
+import FleetTestKit
 import FleetControl
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import FleetTestKit
 import Testing
 @testable import Policy
 
