@@ -12,7 +12,7 @@ public struct SimulatorWorld: Sendable {
     var peripherals: [Int: Peripheral] = [:]
     var nextPeripheralID = 0
     var timers = TimerQueue<TimerEvent>()
-    var random: SimulatorRandom
+    var random: SplitMix64
     var nextAttempt: UInt64 = 0
     var faults: [ScriptedFault] = []
     public internal(set) var counters = SimulatorCounters()
@@ -20,7 +20,7 @@ public struct SimulatorWorld: Sendable {
 
     public init(configuration: WorldConfiguration) {
         self.configuration = configuration
-        random = SimulatorRandom(seed: configuration.seed)
+        random = SplitMix64(seed: configuration.seed)
         adapters = (0..<max(1, configuration.adapters)).map { AdapterState(index: $0, capacity: configuration.capacity) }
     }
 

@@ -1,4 +1,4 @@
-import FleetTestKit
+import FleetPlatform
 import FleetControl
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import FleetPlatform
 import Testing
 #if canImport(FleetManager)
 import FleetManager

@@ -1,3 +1,4 @@
+import FleetPlatform
 import FleetControl
 import FleetTestKit
 import Foundation

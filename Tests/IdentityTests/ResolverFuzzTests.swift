@@ -1,4 +1,4 @@
-import FleetTestKit
+import FleetPlatform
 import Testing
 import Identity
 

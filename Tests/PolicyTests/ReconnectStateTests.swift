@@ -1,4 +1,4 @@
-import FleetTestKit
+import FleetPlatform
 import Testing
 @testable import Policy
 

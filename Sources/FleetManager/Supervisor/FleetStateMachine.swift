@@ -1,3 +1,4 @@
+import FleetPlatform
 import Identity
 import Policy
 
@@ -40,7 +41,7 @@ public struct FleetStateMachine: Sendable {
     var resolver: IdentityResolver
     /// Device1 path → fleet identity id, for every path that resolved to a wanted device.
     var owners: [String: String] = [:]
-    var rng: SeededRandom
+    var rng: SplitMix64
     var nextGeneration: UInt64 = 0
     /// While BlueZ's whole tree is being read, no connect starts: every existing link must be adopted first,
     /// or a device with several addresses could be connected anew beside the link it already has.
@@ -51,7 +52,7 @@ public struct FleetStateMachine: Sendable {
         self.settings = settings
         self.registry = registry
         resolver = try IdentityResolver(rules: rules)
-        rng = SeededRandom(seed: seed)
+        rng = SplitMix64(seed: seed)
         for device in wanted {
             devices[device.id] = FleetDevice(wanted: device, isWanted: true, configuration: settings.policy)
         }
@@ -124,18 +125,5 @@ public struct FleetStateMachine: Sendable {
             }
         }
         return c
-    }
-}
-
-/// SplitMix64: the state machine's own reproducible randomness (seeded by the driver, or by a test).
-public struct SeededRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

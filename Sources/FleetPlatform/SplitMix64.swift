@@ -1,5 +1,6 @@
-/// The world's seeded SplitMix64 generator: RSSI jitter and rotated addresses are reproducible per seed.
-public struct SimulatorRandom: RandomNumberGenerator, Sendable, Hashable {
+/// SplitMix64: a small, fast, seedable generator. The state machine, the simulator, tests and benchmarks
+/// all take their reproducible randomness from it.
+public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     private var state: UInt64
     public init(seed: UInt64) { state = seed }
     public mutating func next() -> UInt64 {
