@@ -25,6 +25,18 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o644)
         if let extraFD { posix_spawn_file_actions_adddup2(&actions, extraFD, 3) }
 
+        var child: pid_t = 0
+        let rc = Self.spawn(&child, executable, arguments, environment: environment ?? ProcessInfo.processInfo.environment,
+                            actions: &actions)
+        guard rc == 0 else { throw TestKitError("cannot start \(executable): \(String(cString: strerror(rc)))") }
+        pid = child
+        self.executable = executable
+    }
+
+    /// posix_spawn(p) with default signal dispositions and an empty signal mask, so the child can be
+    /// stopped with SIGTERM whatever its parent blocks; returns posix_spawn's error code (0 on success).
+    static func spawn(_ pid: inout pid_t, _ executable: String, _ arguments: [String], environment: [String: String],
+                      actions: inout posix_spawn_file_actions_t) -> Int32 {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -35,22 +47,15 @@ public final class ChildProcess: @unchecked Sendable {
         sigfillset(&all)
         posix_spawnattr_setsigdefault(&attributes, &all)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let env = environment ?? ProcessInfo.processInfo.environment
-        let argv = [executable] + arguments
-        let cArgs = argv.map { strdup($0) } + [nil]
-        let cEnv = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let cArgs = ([executable] + arguments).map { strdup($0) } + [nil]
+        let cEnv = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             cArgs.forEach { free($0) }
             cEnv.forEach { free($0) }
         }
-        var child: pid_t = 0
-        let rc = executable.contains("/")
-            ? posix_spawn(&child, executable, &actions, &attributes, cArgs, cEnv)
-            : posix_spawnp(&child, executable, &actions, &attributes, cArgs, cEnv)
-        guard rc == 0 else { throw TestKitError("cannot start \(executable): \(String(cString: strerror(rc)))") }
-        pid = child
-        self.executable = executable
+        return executable.contains("/")
+            ? posix_spawn(&pid, executable, &actions, &attributes, cArgs, cEnv)
+            : posix_spawnp(&pid, executable, &actions, &attributes, cArgs, cEnv)
     }
 
     deinit { _ = try? kill(signal: SIGKILL) }
