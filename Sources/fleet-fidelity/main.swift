@@ -8,8 +8,8 @@ let usage = """
     usage: fleet-fidelity --backend sim|bluez [--scenario NAME]... [--keep-logs DIR] [--peripheral-script PATH] [--list]
 
     --backend sim     a private bus and bluez-sim per scenario (no radio needed)
-    --backend bluez   the system bus of the bluez-vm guest: real bluetoothd, fleetd on hci0, the suite's
-                      peripherals on hci1.. served by scripts/bluez-peripheral/fidelity-peripheral.py
+    --backend bluez   the system bus of the bluez-vm guest: real bluetoothd, fleetd on hci0 (+ hci5), the suite's
+                      peripherals on hci1..hci4 served by scripts/bluez-peripheral/fidelity-peripheral.py
     --scenario NAME   run only this scenario (repeatable); --list prints the names
     --keep-logs DIR   copy fleetd's log of each failed scenario into DIR
     """

@@ -89,6 +89,36 @@ import Testing
         #expect(driver.machine.devices[b.id]?.reconnect.failures == 0)
     }
 
+    @Test func oneAdmissionEvictsOneVictimAcrossAdapters() throws {
+        // Found on the real stack: two full adapters that both hear the critical device must not each evict
+        // a link for it while the first victim's disconnect is under way.
+        let a = Peripheral(1), b = Peripheral(2), c = Peripheral(3)
+        var driver = ManualDriver(try FleetFixture.machine([a.wanted(), b.wanted(), c.wanted(.critical)],
+                                                           settings: FleetFixture.settings(capacity: 1)))
+        driver.adapter(FleetFixture.hci0)
+        driver.adapter(FleetFixture.hci1)
+        try driver.bringUp(a, adapter: FleetFixture.hci0)
+        try driver.bringUp(b, adapter: FleetFixture.hci1)
+        driver.clock.advance(by: .seconds(40))
+        let mark = driver.history.count
+        driver.observe(c.object(adapter: FleetFixture.hci0))
+        driver.observe(c.object(adapter: FleetFixture.hci1))
+        driver.clock.advance(by: .seconds(1))
+        driver.observe(c.object(adapter: FleetFixture.hci1))
+        driver.observe(c.object(adapter: FleetFixture.hci0))
+        let meanwhile = Array(driver.history[mark...])
+        #expect(meanwhile.events(.evicted).count == 1, "one admission, one victim: \(meanwhile.events(.evicted).map(\.device))")
+        #expect(meanwhile.disconnects.count == 1)
+        #expect(meanwhile.connects.isEmpty)
+        let victim = try #require(meanwhile.events(.evicted).first?.device)
+        let (held, keeper, adapter) = victim == a.id ? (a, b, FleetFixture.hci0) : (b, a, FleetFixture.hci1)
+
+        let down = driver.observe(held.object(adapter: adapter, connected: false))
+        #expect(down.connects.map(\.device) == [c.id])
+        #expect(down.connects.map(\.adapter) == [adapter], "the admitted device takes the slot its victim freed")
+        #expect(driver.phase(keeper) == .ready)
+    }
+
     @Test func evictedDeviceIsHeldOffThenRetried() throws {
         let a = Peripheral(1), b = Peripheral(2), c = Peripheral(3)
         var driver = ManualDriver(try FleetFixture.machine([a.wanted(), b.wanted(), c.wanted(.critical)],

@@ -15,7 +15,7 @@ public protocol FidelityBackend: AnyObject, Sendable {
     var patience: Int { get }
 
     /// Puts the scenario's world in place (every peripheral on the air but those listed as starting off it,
-    /// no links, no Device1 objects left on hci0) and returns a working directory for fleetd.
+    /// no links, no Device1 objects left on fleetd's adapters) and returns a working directory for fleetd.
     func begin(_ scenario: FidelityScenario) async throws -> String
     /// Tears the scenario's world down again; `failed` keeps diagnostics where the backend can.
     func end(_ scenario: FidelityScenario, failed: Bool) async
@@ -34,6 +34,7 @@ public protocol FidelityBackend: AnyObject, Sendable {
 /// What BlueZ shows of one Device1 object under fleetd's adapter.
 public struct FidelityDeviceObject: Sendable, Hashable {
     public var path: String
+    public var adapter: String
     public var address: String
     public var addressType: String
     /// Company 0xffff's bytes, as hex.
@@ -44,15 +45,16 @@ public struct FidelityDeviceObject: Sendable, Hashable {
 }
 
 extension FidelityBackend {
-    /// The central adapter fleetd uses on both backends.
-    public var centralAdapter: String { "/org/bluez/hci0" }
+    /// The adapters fleetd may use on both backends: hci0, and the second central of two-link scenarios.
+    public var centralAdapters: [String] { ["/org/bluez/hci0", "/org/bluez/hci\(FidelityScenario.secondCentral)"] }
 
-    /// Every Device1 object under the central adapter, from ObjectManager.
+    /// Every Device1 object under a central adapter, from ObjectManager.
     public func centralDevices() async throws -> [FidelityDeviceObject] {
         try await managedObjects().compactMap { path, interfaces in
-            guard path.hasPrefix(centralAdapter + "/"), let device = interfaces["org.bluez.Device1"] else { return nil }
+            guard let adapter = centralAdapters.first(where: { path.hasPrefix($0 + "/") }),
+                  let device = interfaces["org.bluez.Device1"] else { return nil }
             let serial = device["ManufacturerData"]?.uint16Keyed?[0xffff]?.unwrapped.bytes.map(Hex.string)
-            return FidelityDeviceObject(path: path, address: device["Address"]?.unwrapped.string ?? "?",
+            return FidelityDeviceObject(path: path, adapter: adapter, address: device["Address"]?.unwrapped.string ?? "?",
                                         addressType: device["AddressType"]?.unwrapped.string ?? "?", serial: serial,
                                         connected: device["Connected"]?.unwrapped.bool ?? false,
                                         servicesResolved: device["ServicesResolved"]?.unwrapped.bool ?? false,

@@ -4,7 +4,7 @@ import Foundation
 import Glibc
 #endif
 
-/// The fidelity scenarios on real bluetoothd in the bluez-vm guest: fleetd on the system bus using hci0,
+/// The fidelity scenarios on real bluetoothd in the bluez-vm guest: fleetd on the system bus using hci0 (and hci5),
 /// every suite peripheral served by `fidelity-peripheral.py` from its own btvirt controller (started once
 /// per boot), and the radio-side actions done with btmgmt on the peripheral's controller.
 public final class FidelityBlueZBackend: FidelityBackend, @unchecked Sendable {
@@ -20,6 +20,9 @@ public final class FidelityBlueZBackend: FidelityBackend, @unchecked Sendable {
     private let peripheralOutput: String
     private var answersSeen = 0
     private var addresses: [String: String] = [:]
+    private var publicAddresses: [String: String] = [:]
+    /// Peripheral controllers currently in LE privacy (advertising from a resolvable private address).
+    private var inPrivacy: Set<Int> = []
     private var centralAddress: String
     private var directory: String?
     private var scenarioCount = 0
@@ -41,6 +44,7 @@ public final class FidelityBlueZBackend: FidelityBackend, @unchecked Sendable {
         for peripheral in FidelityPeripheral.all {
             addresses[peripheral.label] = peripheral.controller < listed.count ? listed[peripheral.controller] : peripheral.initialAddress
         }
+        publicAddresses = addresses
         guard listed.count >= FidelityPeripheral.controllersNeeded else {
             throw FidelityFailure("the guest has \(listed.count) controllers; the suite needs \(FidelityPeripheral.controllersNeeded) (run --controllers)")
         }
@@ -118,22 +122,23 @@ public final class FidelityBlueZBackend: FidelityBackend, @unchecked Sendable {
         for peripheral in FidelityPeripheral.all where scenario.offAirAtStart.contains(peripheral.label) {
             try? await command("advertise hci\(peripheral.controller) on")
         }
+        await restorePublicAddresses()
         try? await clearCentral()
     }
 
-    /// No links and no Device1 objects left on hci0, so that each scenario starts from discovery.
+    /// No links and no Device1 objects left on fleetd's adapters, so that each scenario starts from discovery.
     private func clearCentral() async throws {
         for device in try await centralDevices() {
-            try await removeDevice(device.path)
+            try await removeDevice(device.path, adapter: device.adapter)
         }
-        try await waitUntil("hci0's Device1 objects removed", timeout: .seconds(30)) { try await self.centralDevices().isEmpty }
+        try await waitUntil("the central adapters' Device1 objects removed", timeout: .seconds(30)) { try await self.centralDevices().isEmpty }
     }
 
     /// Adapter1.RemoveDevice (which disconnects first); a device already gone is fine.
-    private func removeDevice(_ path: String) async throws {
+    private func removeDevice(_ path: String, adapter: String) async throws {
         let result: Result<Void, DBusError>
         do {
-            _ = try await bus.call(destination: "org.bluez", path: centralAdapter, interface: "org.bluez.Adapter1",
+            _ = try await bus.call(destination: "org.bluez", path: adapter, interface: "org.bluez.Adapter1",
                                    member: "RemoveDevice", arguments: [.objectPath(path)], timeout: .seconds(30))
             result = .success(())
         } catch {
@@ -152,14 +157,38 @@ public final class FidelityBlueZBackend: FidelityBackend, @unchecked Sendable {
         try await btmgmt(["--index", "\(peripheral.controller)", "disconnect", "-t", "1", centralAddress])
     }
 
+    /// A power cycle into LE privacy with a fresh IRK: the controller comes back advertising from a new
+    /// resolvable private address, as a phone does. (A new static address, the other way to get a new
+    /// address, leaves bluetoothd 5.66's GATT server listening on the old one, so nothing would answer ATT
+    /// on the new link: docs/bluez-fidelity.md.) The new address is the one hci0 discovers with the
+    /// peripheral's manufacturer data.
     public func changeAddress(_ peripheral: FidelityPeripheral) async throws {
-        let n = String(format: "%02X", peripheral.controller)
-        let address = "C0:FF:EE:00:\(n):\(String(format: "%02X", scenarioCount))"
         let index = "\(peripheral.controller)"
+        let before = try await address(of: peripheral)
         try await btmgmt(["--index", index, "power", "off"])
-        try await btmgmt(["--index", index, "static-addr", address])
+        try await btmgmt(["--index", index, "privacy", "on"])
         try await btmgmt(["--index", index, "power", "on"])
-        addresses[peripheral.label] = address
+        inPrivacy.insert(peripheral.controller)
+        var found: String?
+        try await waitUntil("hci0 to discover \(peripheral.label) at a new address", timeout: .seconds(60)) {
+            found = try await self.centralDevices().first { $0.serial == peripheral.serial && $0.address != before }?.address
+            return found != nil
+        }
+        addresses[peripheral.label] = found
+    }
+
+    /// Controllers put into privacy by `changeAddress`, back to their public address for what follows.
+    private func restorePublicAddresses() async {
+        for controller in inPrivacy.sorted() {
+            let index = "\(controller)"
+            _ = try? await btmgmt(["--index", index, "power", "off"])
+            _ = try? await btmgmt(["--index", index, "privacy", "off"])
+            _ = try? await btmgmt(["--index", index, "power", "on"])
+            if let peripheral = FidelityPeripheral.all.first(where: { $0.controller == controller }) {
+                addresses[peripheral.label] = publicAddresses[peripheral.label]
+            }
+        }
+        inPrivacy.removeAll()
     }
 
     public func putOnAir(_ peripheral: FidelityPeripheral) async throws {

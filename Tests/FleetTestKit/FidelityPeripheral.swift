@@ -47,6 +47,6 @@ public struct FidelityPeripheral: Sendable, Hashable {
         FidelityPeripheral(label: "p4", kind: .battery, serial: "0d0e0f10", name: "Fid4", controller: 4),
     ]
 
-    /// Controllers the guest needs: fleetd's hci0 plus one per peripheral.
-    public static var controllersNeeded: Int { (all.map(\.controller).max() ?? 0) + 1 }
+    /// Controllers the guest needs: fleetd's hci0, one per peripheral, and fleetd's second adapter.
+    public static var controllersNeeded: Int { max(all.map(\.controller).max() ?? 0, FidelityScenario.secondCentral) + 1 }
 }

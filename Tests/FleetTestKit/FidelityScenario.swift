@@ -9,25 +9,38 @@ public struct FidelityScenario: Sendable {
     public var wanted: [FidelityPeripheral]
     /// Labels of peripherals that are off the air when the scenario starts.
     public var offAirAtStart: Set<String>
-    /// The configuration after the common part (adapter, identity rule).
+    /// fleetd's adapters, by index: hci0 alone, or hci0 and `secondCentral` for scenarios that hold two
+    /// links at once (btvirt links work only while both controllers hold the same number of links:
+    /// docs/bluez-fidelity.md).
+    public var centrals: [Int]
+    /// Each adapter's pool (`[adapters] capacity`); nil keeps fleetd's default.
+    public var capacity: Int?
+    /// The configuration after the common part (adapters, identity rule).
     public var configuration: String
     public var steps: @Sendable (FidelityRun) async throws -> Void
 
-    public init(name: String, wanted: [FidelityPeripheral], offAirAtStart: Set<String> = [], configuration: String,
-                steps: @escaping @Sendable (FidelityRun) async throws -> Void) {
+    /// fleetd's second adapter when a scenario has two (the controller after the peripherals').
+    public static let secondCentral = 5
+
+    public init(name: String, wanted: [FidelityPeripheral], offAirAtStart: Set<String> = [], centrals: [Int] = [0],
+                capacity: Int? = nil, configuration: String, steps: @escaping @Sendable (FidelityRun) async throws -> Void) {
         self.name = name
         self.wanted = wanted
         self.offAirAtStart = offAirAtStart
+        self.centrals = centrals
+        self.capacity = capacity
         self.configuration = configuration
         self.steps = steps
     }
 
-    /// fleetd's whole configuration: hci0 only (in the guest the other controllers are the peripherals),
-    /// the manufacturer-data identity rule every scenario's devices are named by, then the scenario's part.
+    /// fleetd's whole configuration: its adapters only (in the guest the other controllers are the
+    /// peripherals), the manufacturer-data identity rule every scenario's devices are named by, then the
+    /// scenario's part.
     public var fleetdConfiguration: String {
         """
         [adapters]
-        use = hci0
+        use = \(centrals.map { "hci\($0)" }.joined(separator: " "))
+        \(capacity.map { "capacity = \($0)" } ?? "")
 
         [identity "fidelity"]
         manufacturer = 0xffff
@@ -106,6 +119,7 @@ extension FidelityScenario {
             try await steps(FidelityRun(backend: backend, fleet: daemon))
         } catch {
             failure = "\(error)"
+            if let fleet, !"\(error)".contains("--- fleetd log") { failure? += "\n--- fleetd log (tail) ---\n\(fleet.logTail())" }
         }
         fleet?.stop()
         await backend.end(self, failed: failure != nil)

@@ -22,7 +22,7 @@ public final class FidelitySimulatorBackend: FidelityBackend, @unchecked Sendabl
         let devices = FidelityPeripheral.all.filter { !scenario.offAirAtStart.contains($0.label) }.map(\.simulatorDevice)
         // Debian's bluetoothd runs with the compiled-in [GATT] Cache = always, which keeps a device's GATT
         // objects across a disconnect: the simulator is told to do the same.
-        let made = try await FleetHarness(scenario: "adapters 1\n" + devices.joined(separator: "\n"), configuration: "",
+        let made = try await FleetHarness(scenario: "adapters \(FidelityPeripheral.controllersNeeded)\n" + devices.joined(separator: "\n"), configuration: "",
                                           simulatorArguments: ["--gatt-cache", "always"], startFleetd: false)
         harness = made
         return made.directory

@@ -113,6 +113,9 @@ public struct FleetDevice: Sendable {
     public var beforeLastFailure: (state: ReconnectState, at: Duration)?
     /// Stale-twin paths already asked to disconnect, so each is asked once.
     public var twinDisconnects: Set<String> = []
+    /// While evicted and still linked: the device whose admission this eviction makes room for, which must
+    /// not evict a second victim on another adapter meanwhile.
+    public var evictedFor: String?
 
     init(wanted: WantedDevice, isWanted: Bool, configuration: PolicyConfiguration) {
         id = wanted.id

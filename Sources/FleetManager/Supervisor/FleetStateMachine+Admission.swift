@@ -10,11 +10,14 @@ extension FleetStateMachine {
         // This runs after every event, so in the steady state (nobody waiting) it must cost one scan only.
         var waiting: [FleetDevice] = []
         var busy = Set<String>()
+        // Devices already admitted by an eviction whose disconnect is under way: they wait for that slot.
+        var makingRoom = Set<String>()
         for device in devices.values {
             if device.isWanted && device.phase == .discovered && !device.sightings.isEmpty {
                 waiting.append(device)
             } else if case .evicted = device.phase, let path = device.linkPath, let adapter = device.sightings[path]?.adapter {
                 busy.insert(adapter)
+                if let admitted = device.evictedFor { makingRoom.insert(admitted) }
             }
         }
         guard !waiting.isEmpty else { return [] }
@@ -28,6 +31,7 @@ extension FleetStateMachine {
             .sorted { ($0.policyClass, -($0.lastSeen ?? .zero).milliseconds, $0.id) > ($1.policyClass, -($1.lastSeen ?? .zero).milliseconds, $1.id) }
         for candidate in candidates {
             guard !open.isEmpty else { break }
+            guard !makingRoom.contains(candidate.id) else { continue }
             guard let (adapterPath, path) = chooseAdapter(for: candidate, excluding: busy) else { continue }
             guard var adapter = adapters[adapterPath] else { continue }
             let decision = adapter.slots.admit(device: candidate.id, policyClass: candidate.policyClass, now: now)
@@ -129,6 +133,7 @@ extension FleetStateMachine {
         if let path { actions.append(.disconnect(device: id, path: path)) }
         victim.reconnect.evicted(now: now)
         if !linked { victim.linkPath = nil }
+        victim.evictedFor = linked ? admitting : nil
         victim.linkUpAt = nil
         victim.connectToken = nil
         let until = now + settings.evictionHoldOff
