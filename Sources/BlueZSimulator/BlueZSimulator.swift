@@ -123,6 +123,8 @@ public final class BlueZSimulator: @unchecked Sendable {
                 tree.remove(path: path)
             case .changeProperties(let path, let interface, let changed, let invalidated, let always):
                 tree.update(path: path, interface: interface.rawValue, changed, invalidated: invalidated, emitUnchanged: always)
+            case .setQuietly(let path, let interface, let changed):
+                tree.update(path: path, interface: interface.rawValue, changed, signal: false)
             case .reply(let token, let result):
                 guard let continuation = s.pending.removeValue(forKey: token) else { continue }
                 switch result {

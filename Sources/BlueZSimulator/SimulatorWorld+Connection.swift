@@ -72,7 +72,11 @@ extension SimulatorWorld {
         }
         object.link = .connected(attempt: attempt)
         count(\.linksUp, peripheral: object.peripheral)
-        effects.append(.change(object.path, .device, ["Connected": .boolean(true)]))
+        // bluetoothd 5.66 sets Connected in att_connect_cb without a signal, and the mgmt Device Connected
+        // event that would signal it then finds the device "already connected": a Connect the client asked
+        // for never gets PropertiesChanged(Connected=true). The property reads true; the reply, the GATT
+        // objects and ServicesResolved=true follow (docs/bluez-fidelity.md).
+        effects.append(.setQuietly(path: object.path, interface: .device, changed: ["Connected": .boolean(true)]))
         effects.append(.reply(token, .success([])))
         if let p = peripherals[object.peripheral] {
             if !object.gattExported {

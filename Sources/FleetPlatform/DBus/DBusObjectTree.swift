@@ -57,11 +57,11 @@ public final class DBusObjectTree: Sendable {
         }
     }
 
-    /// Changes properties and emits one PropertiesChanged with those that really changed.
-    /// Returns whether anything changed.
+    /// Changes properties and emits one PropertiesChanged with those that really changed (none when
+    /// `signal` is false). Returns whether anything changed.
     @discardableResult
     public func update(path: String, interface: String, _ changes: [String: DBusValue], invalidated: [String] = [],
-                       emitUnchanged: Bool = false) -> Bool {
+                       emitUnchanged: Bool = false, signal: Bool = true) -> Bool {
         let changed = objects.withLock { objects -> [String: DBusValue]? in
             guard var object = objects[path], var iface = object.interfaces[interface] else { return nil }
             var changed: [String: DBusValue] = [:]
@@ -75,6 +75,7 @@ public final class DBusObjectTree: Sendable {
             return changed
         }
         guard let changed, !changed.isEmpty || !invalidated.isEmpty else { return false }
+        guard signal else { return true }
         try? connection.emitSignal(path: path, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged",
                                    arguments: [.string(interface), .vardict(changed), .strings(invalidated)])
         return true
