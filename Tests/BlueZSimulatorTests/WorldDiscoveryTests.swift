@@ -134,4 +134,25 @@ import Testing
             #expect(value.changes("/org/bluez/hci0", .adapter).map(\.0) == ["Discovering"])
         }
     }
+
+    @Test func noAdvertReachesAnAdapterWhileItsConnectIsPending() throws {
+        // The kernel disables the LE scan for an LE Create Connection; bluetoothd restarts discovery after it.
+        var beacon = Fixture.strapSpec(label: "beacon")
+        beacon.connectable = false
+        var (world, _) = try Fixture.discovering([beacon])
+        _ = world.connect(path: Fixture.strapPath, token: 1)
+        let late = Fixture.strapSpec(label: "late", address: BluetoothAddress("A0:9E:1A:00:00:02")!)
+        try world.addPeripheral(late)
+        let latePath = "/org/bluez/hci0/dev_A0_9E_1A_00_00_02"
+        do {
+            let value = world.advance(to: world.now + .seconds(10))
+            #expect(!value.addedPaths.contains(latePath), "no discovery while the connect is pending")
+        }
+        do {
+            // The connect to the non-connectable device gives up at the LE connection timeout; scanning resumes.
+            let value = world.advance(to: world.now + .seconds(12))
+            #expect(value.reply(1) == .failure(.failed("le-connection-abort-by-local")))
+            #expect(value.addedPaths.contains(latePath))
+        }
+    }
 }
