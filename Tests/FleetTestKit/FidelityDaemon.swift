@@ -7,7 +7,7 @@ import Glibc
 /// fleetd as the fidelity suite runs it: the built binary on a given bus (a private one with the simulator,
 /// or the guest's system bus with real bluetoothd), driven through its control socket and fleetctl, with
 /// its log kept in a file for assertions. Both backends use this same type, so every assertion is the same.
-public final class FidelityDaemon: @unchecked Sendable {
+public final class FidelityDaemon: FleetControlClient, @unchecked Sendable {
     // @unchecked: `process` and `restarts` are changed only by the one scenario task that owns this value.
     public let directory: String
     /// nil: the system bus.
@@ -67,93 +67,4 @@ public final class FidelityDaemon: @unchecked Sendable {
     deinit { stop() }
 
     public func log() -> String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
-
-    public func logTail(_ lines: Int = 40) -> String { log().split(separator: "\n").suffix(lines).joined(separator: "\n") }
-
-    /// Runs the built fleetctl against this fleetd.
-    public func fleetctl(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (code: Int32, stdout: String, stderr: String) {
-        var environment = ProcessInfo.processInfo.environment
-        environment["NO_COLOR"] = "1"
-        let env = environment, socket = socketPath
-        return try await offPool {
-            try ChildProcess.run(BuildProducts.path("fleetctl"), ["--socket", socket] + arguments, environment: env, timeout: timeout)
-        }
-    }
-
-    /// One varlink call.
-    public func call(_ method: FleetInterface.Method, _ parameters: [String: JSONValue] = [:]) async throws -> [String: JSONValue] {
-        try await offPool { try self.callBlocking(method, parameters) }
-    }
-
-    private func callBlocking(_ method: FleetInterface.Method, _ parameters: [String: JSONValue] = [:]) throws -> [String: JSONValue] {
-        try VarlinkConnection(path: socketPath).call(method, parameters, timeout: .seconds(60))
-    }
-
-    /// Every device as ListDevices reports it, keyed by id.
-    public func devices() async throws -> [String: [String: JSONValue]] {
-        try await offPool { try self.devicesBlocking() }
-    }
-
-    private func devicesBlocking() throws -> [String: [String: JSONValue]] {
-        var out: [String: [String: JSONValue]] = [:]
-        for entry in try callBlocking(.listDevices)["devices"]?.arrayValue ?? [] {
-            if let object = entry.objectValue, let id = object["id"]?.stringValue { out[id] = object }
-        }
-        return out
-    }
-
-    /// Waits until `condition` holds for the device list, re-checking on every Watch event (and every 200 ms).
-    public func waitFor(_ what: String, timeout: Duration,
-                        _ condition: @escaping @Sendable ([String: [String: JSONValue]]) -> Bool) async throws {
-        try await offPool { try self.waitForBlocking(what, timeout: timeout, condition) }
-    }
-
-    private func waitForBlocking(_ what: String, timeout: Duration, _ condition: ([String: [String: JSONValue]]) -> Bool) throws {
-        let watch = try VarlinkConnection(path: socketPath)
-        try watch.send(VarlinkCall(method: FleetInterface.Method.watch.qualifiedName, parameters: [:], more: true))
-        let deadline = ContinuousClock.now + timeout
-        var last: [String: [String: JSONValue]] = [:]
-        while ContinuousClock.now < deadline {
-            last = try devicesBlocking()
-            if condition(last) { return }
-            _ = try? watch.receive(timeout: .milliseconds(200))
-        }
-        throw FidelityFailure("timed out after \(timeout) waiting for \(what); devices: \(last.mapValues { $0["state"]?.stringValue ?? "?" })\n--- fleetd log (tail) ---\n\(logTail())")
-    }
-
-    /// Checks that `condition` holds throughout `window` (a bounded observation: "this never happens").
-    public func holds(_ what: String, for window: Duration,
-                      _ condition: @escaping @Sendable ([String: [String: JSONValue]]) -> Bool) async throws {
-        try await offPool {
-            let watch = try VarlinkConnection(path: self.socketPath)
-            try watch.send(VarlinkCall(method: FleetInterface.Method.watch.qualifiedName, parameters: [:], more: true))
-            let deadline = ContinuousClock.now + window
-            while ContinuousClock.now < deadline {
-                let now = try self.devicesBlocking()
-                guard condition(now) else {
-                    throw FidelityFailure("\(what) stopped holding; devices: \(now.mapValues { $0["state"]?.stringValue ?? "?" })")
-                }
-                _ = try? watch.receive(timeout: .milliseconds(200))
-            }
-        }
-    }
-
-    /// Collects Watch events (of one device, or all) until `condition` holds for the list so far.
-    public func watch(device: String? = nil, timeout: Duration,
-                      until condition: @escaping @Sendable ([[String: JSONValue]]) -> Bool) async throws -> [[String: JSONValue]] {
-        try await offPool {
-            let watch = try VarlinkConnection(path: self.socketPath)
-            var parameters: [String: JSONValue] = [:]
-            if let device { parameters["device"] = .string(device) }
-            try watch.send(VarlinkCall(method: FleetInterface.Method.watch.qualifiedName, parameters: parameters, more: true))
-            let deadline = ContinuousClock.now + timeout
-            var events: [[String: JSONValue]] = []
-            while ContinuousClock.now < deadline {
-                guard let reply = try? watch.receive(timeout: .milliseconds(200)) else { continue }
-                events.append(reply.parameters["event"]?.objectValue ?? reply.parameters)
-                if condition(events) { return events }
-            }
-            throw FidelityFailure("timed out after \(timeout) watching \(device ?? "all devices"); got \(events.count) events\n--- fleetd log (tail) ---\n\(self.logTail())")
-        }
-    }
 }

@@ -8,7 +8,7 @@ import Glibc
 /// The real product on a private bus: a dbus-daemon, the BlueZ simulator with a scenario, and fleetd with a
 /// configuration, each a child process. Tests drive the simulator through its test-control interface,
 /// fleetd through its control socket and the fleetctl binary, and wait on events with deadlines.
-public final class FleetHarness: @unchecked Sendable {
+public final class FleetHarness: FleetControlClient, @unchecked Sendable {
     public let bus: PrivateBus
     public let directory: String
     public let control: DBusConnection
@@ -132,85 +132,7 @@ public final class FleetHarness: @unchecked Sendable {
         return out
     }
 
-    // MARK: fleetd's control socket
-
-    /// Runs the built fleetctl against this fleetd.
-    public func fleetctl(_ arguments: [String], timeout: Duration = .seconds(30)) async throws -> (code: Int32, stdout: String, stderr: String) {
-        var environment = ProcessInfo.processInfo.environment
-        environment["NO_COLOR"] = "1"
-        let env = environment
-        let socket = socketPath
-        return try await offPool {
-            try ChildProcess.run(BuildProducts.path("fleetctl"), ["--socket", socket] + arguments, environment: env, timeout: timeout)
-        }
-    }
-
-    /// One varlink call to fleetd (blocking; run from a test's thread).
-    public func call(_ method: FleetInterface.Method, _ parameters: [String: JSONValue] = [:]) async throws -> [String: JSONValue] {
-        try await offPool { try self.callBlocking(method, parameters) }
-    }
-
-    func callBlocking(_ method: FleetInterface.Method, _ parameters: [String: JSONValue] = [:]) throws -> [String: JSONValue] {
-        let connection = try VarlinkConnection(path: socketPath)
-        return try connection.call(method, parameters, timeout: .seconds(30))
-    }
-
-    /// Every device as ListDevices reports it, keyed by id.
-    public func devices() async throws -> [String: [String: JSONValue]] {
-        try await offPool { try self.devicesBlocking() }
-    }
-
-    func devicesBlocking() throws -> [String: [String: JSONValue]] {
-        let reply = try callBlocking(.listDevices)
-        var out: [String: [String: JSONValue]] = [:]
-        for entry in reply["devices"]?.arrayValue ?? [] {
-            if let object = entry.objectValue, let id = object["id"]?.stringValue { out[id] = object }
-        }
-        return out
-    }
-
-    public func state(_ id: String) async throws -> String? { try await devices()[id]?["state"]?.stringValue }
-
-    /// Waits until `condition` holds for fleetd's device list. It is re-checked whenever fleetd publishes an
-    /// event on its Watch stream (and at least every 200 ms, in case the decisive change was not an event).
-    public func waitFor(_ what: String, timeout: Duration = .seconds(30),
-                        _ condition: @escaping @Sendable ([String: [String: JSONValue]]) -> Bool) async throws {
-        try await offPool { try self.waitForBlocking(what, timeout: timeout, condition) }
-    }
-
-    func waitForBlocking(_ what: String, timeout: Duration, _ condition: ([String: [String: JSONValue]]) -> Bool) throws {
-        let watch = try VarlinkConnection(path: socketPath)
-        try watch.send(VarlinkCall(method: FleetInterface.Method.watch.qualifiedName, parameters: [:], more: true))
-        let deadline = ContinuousClock.now + timeout
-        var last: [String: [String: JSONValue]] = [:]
-        while ContinuousClock.now < deadline {
-            last = try devicesBlocking()
-            if condition(last) { return }
-            _ = try? watch.receive(timeout: .milliseconds(200))
-        }
-        throw TestKitError("timed out after \(timeout) waiting for \(what); devices: \(last.mapValues { $0["state"]?.stringValue ?? "?" })\n--- fleetd log (tail) ---\n\(log().split(separator: "\n").suffix(40).joined(separator: "\n"))")
-    }
-
-    /// Collects Watch events until `condition` holds for the list so far.
-    public func watch(device: String? = nil, timeout: Duration = .seconds(30),
-                      until condition: @escaping @Sendable ([[String: JSONValue]]) -> Bool) async throws -> [[String: JSONValue]] {
-        try await offPool { try self.watchBlocking(device: device, timeout: timeout, until: condition) }
-    }
-
-    func watchBlocking(device: String?, timeout: Duration, until condition: ([[String: JSONValue]]) -> Bool) throws -> [[String: JSONValue]] {
-        let watch = try VarlinkConnection(path: socketPath)
-        var parameters: [String: JSONValue] = [:]
-        if let device { parameters["device"] = .string(device) }
-        try watch.send(VarlinkCall(method: FleetInterface.Method.watch.qualifiedName, parameters: parameters, more: true))
-        let deadline = ContinuousClock.now + timeout
-        var events: [[String: JSONValue]] = []
-        while ContinuousClock.now < deadline {
-            guard let reply = try? watch.receive(timeout: .milliseconds(200)) else { continue }
-            if let event = reply.parameters["event"]?.objectValue ?? Optional(reply.parameters) { events.append(event) }
-            if condition(events) { return events }
-        }
-        throw TestKitError("timed out after \(timeout) watching\(device.map { " " + $0 } ?? ""); got \(events.count) events")
-    }
+    // The control socket's calls, waits and fleetctl: FleetControlClient.
 
     public func stop() {
         try? fleetd?.kill(signal: SIGKILL)
