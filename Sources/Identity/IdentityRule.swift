@@ -51,47 +51,34 @@ public enum IdentityRule: Hashable, Sendable, Codable {
 /// `1…6`. (BlueZ's value bytes therefore start at index 2.) A payload too short for the range is no match.
 public struct ManufacturerDataRule: Hashable, Sendable, Codable {
     public let companyID: UInt16
-    public let byteRange: Range<Int>
-    public let expected: BytePattern?
+    let slice: PayloadSlice
+    public var byteRange: Range<Int> { slice.byteRange }
+    public var expected: BytePattern? { slice.expected }
 
     public init(companyID: UInt16, byteRange: Range<Int>, expected: BytePattern? = nil) throws(IdentityError) {
-        try IdentityRule.validate(byteRange: byteRange, what: String(format4: companyID, prefix: "manufacturer data rule for company 0x"))
         self.companyID = companyID
-        self.byteRange = byteRange
-        self.expected = expected
+        slice = try PayloadSlice(byteRange: byteRange, expected: expected, what: Self.name(companyID))
     }
+
+    private static func name(_ companyID: UInt16) -> String { String(format4: companyID, prefix: "manufacturer data rule for company 0x") }
 
     /// The identity bytes, or nil when this advert does not carry a matching payload.
     func key(in observation: Observation) -> IdentityKey? {
-        for data in observation.manufacturerData where data.companyID == companyID {
-            return data.payload.withUnsafeBufferPointer { p -> IdentityKey? in
-                guard p.count >= byteRange.upperBound else { return nil }
-                if let expected, !expected.matches(p) { return nil }
-                return IdentityKey(UnsafeBufferPointer(rebasing: p[byteRange]))
-            }
-        }
+        for data in observation.manufacturerData where data.companyID == companyID { return slice.key(in: data.payload) }
         return nil
     }
 
-    private enum CodingKeys: String, CodingKey { case companyID, start, end, expected }
+    private enum CodingKeys: String, CodingKey { case companyID }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(companyID, forKey: .companyID)
-        try c.encode(byteRange.lowerBound, forKey: .start)
-        try c.encode(byteRange.upperBound, forKey: .end)
-        try c.encodeIfPresent(expected, forKey: .expected)
+        try slice.encode(to: encoder)
     }
 
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        let start = try c.decode(Int.self, forKey: .start), end = try c.decode(Int.self, forKey: .end)
-        guard start <= end else {
-            throw IdentityError(.invalidByteRange, "manufacturer data rule: start \(start) is after end \(end)")
-        }
-        try self.init(
-            companyID: c.decode(UInt16.self, forKey: .companyID), byteRange: start..<end,
-            expected: c.decodeIfPresent(BytePattern.self, forKey: .expected))
+        companyID = try decoder.container(keyedBy: CodingKeys.self).decode(UInt16.self, forKey: .companyID)
+        slice = try PayloadSlice(from: decoder, what: Self.name(companyID))
     }
 }
 
@@ -99,14 +86,13 @@ public struct ManufacturerDataRule: Hashable, Sendable, Codable {
 /// after the UUID; index 0 is the first value byte), when it also matches `expected` (if given).
 public struct ServiceDataRule: Hashable, Sendable, Codable {
     public let uuid: ServiceUUID
-    public let byteRange: Range<Int>
-    public let expected: BytePattern?
+    let slice: PayloadSlice
+    public var byteRange: Range<Int> { slice.byteRange }
+    public var expected: BytePattern? { slice.expected }
 
     public init(uuid: ServiceUUID, byteRange: Range<Int>, expected: BytePattern? = nil) throws(IdentityError) {
-        try IdentityRule.validate(byteRange: byteRange, what: "service data rule for \(uuid)")
         self.uuid = uuid
-        self.byteRange = byteRange
-        self.expected = expected
+        slice = try PayloadSlice(byteRange: byteRange, expected: expected, what: "service data rule for \(uuid)")
     }
 
     /// Config form: the UUID as text (`180d`, `0x180D` or the 128-bit form).
@@ -115,35 +101,21 @@ public struct ServiceDataRule: Hashable, Sendable, Codable {
     }
 
     func key(in observation: Observation) -> IdentityKey? {
-        for data in observation.serviceData where data.uuid == uuid {
-            return data.value.withUnsafeBufferPointer { p -> IdentityKey? in
-                guard p.count >= byteRange.upperBound else { return nil }
-                if let expected, !expected.matches(p) { return nil }
-                return IdentityKey(UnsafeBufferPointer(rebasing: p[byteRange]))
-            }
-        }
+        for data in observation.serviceData where data.uuid == uuid { return slice.key(in: data.value) }
         return nil
     }
 
-    private enum CodingKeys: String, CodingKey { case uuid, start, end, expected }
+    private enum CodingKeys: String, CodingKey { case uuid }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(uuid, forKey: .uuid)
-        try c.encode(byteRange.lowerBound, forKey: .start)
-        try c.encode(byteRange.upperBound, forKey: .end)
-        try c.encodeIfPresent(expected, forKey: .expected)
+        try slice.encode(to: encoder)
     }
 
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        let start = try c.decode(Int.self, forKey: .start), end = try c.decode(Int.self, forKey: .end)
-        guard start <= end else {
-            throw IdentityError(.invalidByteRange, "service data rule: start \(start) is after end \(end)")
-        }
-        try self.init(
-            uuid: c.decode(ServiceUUID.self, forKey: .uuid), byteRange: start..<end,
-            expected: c.decodeIfPresent(BytePattern.self, forKey: .expected))
+        uuid = try decoder.container(keyedBy: CodingKeys.self).decode(ServiceUUID.self, forKey: .uuid)
+        slice = try PayloadSlice(from: decoder, what: "service data rule for \(uuid)")
     }
 }
 
