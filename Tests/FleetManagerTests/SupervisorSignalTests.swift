@@ -43,16 +43,24 @@ struct SupervisorSignalTests {
         let data = try #require(FileManager.default.contents(atPath: h.snapshotPath))
         let snapshot = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect((snapshot["devices"] as? [[String: Any]])?.count == 2)
-        let objects = try await h.control.call(destination: "org.bluez", path: "/", interface: "org.freedesktop.DBus.ObjectManager",
-                                               member: "GetManagedObjects", expecting: "a{oa{sa{sv}}}")
-        let connected = objects[0].dictEntries?.filter {
-            $0.value.stringKeyed?["org.bluez.Device1"]?.stringKeyed?["Connected"]?.unwrapped.bool == true
-        } ?? []
-        #expect(connected.count == 2, "leave-links-on-exit = yes keeps the links for the next start")
+        #expect(try await h.connectedDeviceCount() == 2, "leave-links-on-exit = yes keeps the links for the next start")
         let before = try await h.counters()
         try await h.startDaemon()
         #expect(try await h.counters()["ConnectsAttempted"] == before["ConnectsAttempted"])
         #expect(try await h.devices().values.allSatisfy { $0["state"]?.stringValue == "ready" })
+    }
+
+    @Test("SIGTERM with leave-links-on-exit = no disconnects every link before STOPPING ends the process")
+    func gracefulStopDisconnecting() async throws {
+        let config = "[daemon]\nleave-links-on-exit = no\n\n" + SupervisorScenarioTests.wanted(1...2)
+        let h = try await FleetHarness(scenario: scenario, configuration: config)
+        defer { h.stop() }
+        try await h.waitFor("ready", SupervisorScenarioTests.allReady([SupervisorScenarioTests.id(1), SupervisorScenarioTests.id(2)]))
+        #expect(try await h.connectedDeviceCount() == 2)
+        let code = try await h.signalDaemon(SIGTERM)
+        #expect(code == 0)
+        #expect(try await h.connectedDeviceCount() == 0, "fleetd took its links down on the way out")
+        #expect(try await h.counters()["Disconnects"] == 2)
     }
 
     @Test("SIGHUP reloads: a device added to the file starts competing; a broken file is refused and the old one kept")

@@ -123,6 +123,15 @@ public final class FleetHarness: FleetControlClient, @unchecked Sendable {
     }
 
     /// The simulator's global counters (ConnectsAttempted, LinksUp, NotificationsSent, …).
+    /// How many Device1 objects the simulator reports connected.
+    public func connectedDeviceCount() async throws -> Int {
+        let objects = try await control.call(destination: "org.bluez", path: "/", interface: "org.freedesktop.DBus.ObjectManager",
+                                             member: "GetManagedObjects", expecting: "a{oa{sa{sv}}}")
+        return objects.first?.dictEntries?.filter {
+            $0.value.stringKeyed?["org.bluez.Device1"]?.stringKeyed?["Connected"]?.unwrapped.bool == true
+        }.count ?? 0
+    }
+
     public func counters(device: String? = nil) async throws -> [String: Int64] {
         let body: [DBusValue]
         if let device { body = try await sim("DeviceCounters", [.string(device)]) } else { body = try await sim("Counters") }

@@ -168,7 +168,12 @@ public actor FleetSupervisor {
         writeSnapshot()
         if !options.leaveLinksOnExit {
             for device in machine.devices.values {
-                if let path = device.linkPath { try? await client.disconnect(device: path) }
+                guard let path = device.linkPath else { continue }
+                do {
+                    try await client.disconnect(device: path)
+                } catch {
+                    logger.warning("stopping: disconnecting \(device.id) failed: \(error)", metadata: ["device": device.id])
+                }
             }
         }
         feed.close()
