@@ -55,7 +55,7 @@ extension SimulatorWorld {
         }
         updated.link = .connecting(token: token, attempt: attempt, outcome: outcome)
         adapters[a].objects[parsed.address] = updated
-        adapters[a].connectsStarted.insert(parsed.address)
+        adapters[a].connectsStarted[parsed.address] = now
         if outcome != nil { schedule(.connectOutcome(adapter: a, address: parsed.address, attempt: attempt), after: delay) }
         return []
     }

@@ -44,7 +44,8 @@ extension SimulatorWorld {
         schedule(.advert(id, generation: generation), after: peripheral.spec.advertisingInterval)
         let jitter = peripheral.spec.rssiJitter
         let rssi = peripheral.spec.rssi &+ (jitter > 0 ? Int16.random(in: -jitter...jitter, using: &random) : 0)
-        for a in adapters.indices where adapters[a].discovering && !adapters[a].scanPausedForConnect() {
+        for a in adapters.indices
+        where adapters[a].discovering && !adapters[a].scanPausedForConnect(now: now, timeout: configuration.leConnectionTimeout) {
             report(adapter: a, peripheral: id, rssi: rssi, effects: &effects)
         }
     }

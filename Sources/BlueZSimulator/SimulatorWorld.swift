@@ -166,9 +166,9 @@ struct AdapterState: Sendable {
     /// Filters set by clients that have not (yet) started discovery.
     var filters: [String: DiscoveryFilter] = [:]
     var objects: [BluetoothAddress: DeviceObject] = [:]
-    /// Addresses a Connect was started for; entries whose object is no longer connecting are dropped when
-    /// next looked at (`scanPausedForConnect`), so no transition out of `.connecting` has to remember it.
-    var connectsStarted: Set<BluetoothAddress> = []
+    /// Addresses a Connect was started for, and when; entries whose object is no longer connecting are
+    /// dropped when next looked at (`scanPausedForConnect`), so no transition out of `.connecting` has to.
+    var connectsStarted: [BluetoothAddress: Duration] = [:]
 
     var path: String { BlueZPath.adapterPath(index) }
     var address: BluetoothAddress { BluetoothAddress(bytes: [0x00, 0x1A, 0x7D, 0xDA, 0x71, UInt8(truncatingIfNeeded: index)])! }
@@ -181,11 +181,12 @@ struct AdapterState: Sendable {
 
     /// Whether an LE connect is pending here. The kernel disables the LE scan for an LE Create Connection
     /// and bluetoothd restarts discovery once it completes (btmon on 5.66 / Linux 6.1), so no advert
-    /// reaches a Device1 object meanwhile.
-    mutating func scanPausedForConnect() -> Bool {
+    /// reaches a Device1 object meanwhile; the kernel gives a connect up after `timeout` at the latest.
+    mutating func scanPausedForConnect(now: Duration, timeout: Duration) -> Bool {
         guard !connectsStarted.isEmpty else { return false }
-        connectsStarted = connectsStarted.filter { address in
-            if case .connecting = objects[address]?.link { true } else { false }
+        connectsStarted = connectsStarted.filter { address, started in
+            guard now - started < timeout, case .connecting = objects[address]?.link else { return false }
+            return true
         }
         return !connectsStarted.isEmpty
     }

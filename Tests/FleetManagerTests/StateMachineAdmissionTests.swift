@@ -113,6 +113,12 @@ import Testing
         let victim = try #require(meanwhile.events(.evicted).first?.device)
         let (held, keeper, adapter) = victim == a.id ? (a, b, FleetFixture.hci0) : (b, a, FleetFixture.hci1)
 
+        // The operator evicting the same victim meanwhile keeps the reservation: still no second victim.
+        _ = driver.command { $0.operatorEvict(victim, now: $1) }
+        driver.observe(c.object(adapter: FleetFixture.hci0))
+        driver.observe(c.object(adapter: FleetFixture.hci1))
+        #expect(Array(driver.history[mark...]).events(.evicted).allSatisfy { $0.device == victim })
+
         let down = driver.observe(held.object(adapter: adapter, connected: false))
         #expect(down.connects.map(\.device) == [c.id])
         #expect(down.connects.map(\.adapter) == [adapter], "the admitted device takes the slot its victim freed")

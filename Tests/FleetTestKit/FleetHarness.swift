@@ -122,7 +122,6 @@ public final class FleetHarness: FleetControlClient, @unchecked Sendable {
                                member: member, arguments: arguments).body
     }
 
-    /// The simulator's global counters (ConnectsAttempted, LinksUp, NotificationsSent, …).
     /// How many Device1 objects the simulator reports connected.
     public func connectedDeviceCount() async throws -> Int {
         let objects = try await control.call(destination: "org.bluez", path: "/", interface: "org.freedesktop.DBus.ObjectManager",
@@ -132,6 +131,7 @@ public final class FleetHarness: FleetControlClient, @unchecked Sendable {
         }.count ?? 0
     }
 
+    /// The simulator's global counters (ConnectsAttempted, LinksUp, NotificationsSent, …).
     public func counters(device: String? = nil) async throws -> [String: Int64] {
         let body: [DBusValue]
         if let device { body = try await sim("DeviceCounters", [.string(device)]) } else { body = try await sim("Counters") }

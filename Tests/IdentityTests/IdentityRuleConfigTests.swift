@@ -59,6 +59,12 @@ import Identity
         let data = try JSONEncoder().encode(rules)
         #expect(try JSONDecoder().decode([IdentityRule].self, from: data) == rules)
 
+        // The stored shape is flat, as snapshots written by earlier builds have it.
+        let stored = #"{"companyID":89,"start":2,"end":8}"#
+        #expect(try JSONDecoder().decode(ManufacturerDataRule.self, from: Data(stored.utf8)) == ManufacturerDataRule(companyID: 0x59, byteRange: 2..<8))
+        let service = try JSONSerialization.jsonObject(with: JSONEncoder().encode(ServiceDataRule(uuid: "180d", byteRange: 0..<4))) as? [String: Any]
+        #expect(Set(service?.keys ?? [:].keys) == ["uuid", "start", "end"])
+
         let bad = #"{"companyID":89,"start":5,"end":2}"#
         #expect(throws: IdentityError.self) { try JSONDecoder().decode(ManufacturerDataRule.self, from: Data(bad.utf8)) }
         let short = #"{"label":"x","key":"ec0234a357c8ad05341010a60a397d"}"#

@@ -14,7 +14,7 @@ extension FleetSupervisor {
                 Task { [weak self] in
                     var failure: BlueZError?
                     do throws(BlueZError) { try await client.connect(device: path, timeout: timeout) } catch { failure = error }
-                    await self?.connectDone(device: device, token: token, error: failure)
+                    await self?.connectDone(device: device, path: path, token: token, error: failure)
                 }
             case .disconnect(_, let path):
                 let client = self.client
@@ -74,12 +74,20 @@ extension FleetSupervisor {
         updateStatus()
     }
 
-    func connectDone(device: String, token: UInt64, error: BlueZError?) {
+    func connectDone(device: String, path: String, token: UInt64, error: BlueZError?) {
         if let error {
             let code = BlueZErrorClassifier.classify(error.timedOut ? .local(.connectTimedOut) : .dbus(name: error.name, message: error.message)).code
             metrics.failure(code)
         }
         perform(machine.connectFinished(device: device, token: token, error: error, now: now()))
+        // bluetoothd 5.66 sets Connected without a signal for a Connect we asked for (docs/bluez-fidelity.md):
+        // the successful reply is the word that the link is up, so fleetd's copy of the object, and the state
+        // machine's sighting of it, say so from here on (an eviction must then wait for the link to go down).
+        if error == nil, var object = tree.devices[path], !object.connected {
+            object.connected = true
+            tree.devices[path] = object
+            perform(machine.deviceObserved(object, now: now()))
+        }
     }
 
     func setUpDone(device: String, token: UInt64, error: BlueZError?) {

@@ -10,7 +10,8 @@ extension FleetStateMachine {
         // This runs after every event, so in the steady state (nobody waiting) it must cost one scan only.
         var waiting: [FleetDevice] = []
         var busy = Set<String>()
-        // Devices already admitted by an eviction whose disconnect is under way: they wait for that slot.
+        // Devices admitted by an eviction whose disconnect is under way wait for that disconnect, instead of
+        // evicting a second victim elsewhere; once the link is down they compete for the freed slot as usual.
         var makingRoom = Set<String>()
         for device in devices.values {
             if device.isWanted && device.phase == .discovered && !device.sightings.isEmpty {
@@ -133,7 +134,9 @@ extension FleetStateMachine {
         if let path { actions.append(.disconnect(device: id, path: path)) }
         victim.reconnect.evicted(now: now)
         if !linked { victim.linkPath = nil }
-        victim.evictedFor = linked ? admitting : nil
+        // An operator's evict of a device already being evicted for someone keeps that reservation.
+        let reserved: String? = if case .evicted = victim.phase { victim.evictedFor } else { nil }
+        victim.evictedFor = linked ? (admitting ?? reserved) : nil
         victim.linkUpAt = nil
         victim.connectToken = nil
         let until = now + settings.evictionHoldOff
