@@ -33,10 +33,15 @@ public final class ChildProcess: @unchecked Sendable {
         self.executable = executable
     }
 
+    /// A process that talks to children must not die of SIGPIPE when one exits first: a write to its
+    /// stdin (InteractiveProcess) then fails with EPIPE instead. Children get every signal back at default.
+    private static let pipeSignalIgnored: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
     /// posix_spawn(p) with default signal dispositions and an empty signal mask, so the child can be
     /// stopped with SIGTERM whatever its parent blocks; returns posix_spawn's error code (0 on success).
     static func spawn(_ pid: inout pid_t, _ executable: String, _ arguments: [String], environment: [String: String],
                       actions: inout posix_spawn_file_actions_t) -> Int32 {
+        _ = pipeSignalIgnored
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
