@@ -24,17 +24,28 @@ extension BlueZSimulator {
         return index
     }
 
+    /// The adapter a call was made on, looked up inside a world method.
+    private static func adapter(_ call: DBusMethodCall, _ world: SimulatorWorld) throws(BlueZError) -> Int {
+        guard let index = world.adapterIndex(path: call.path) else { throw BlueZError.doesNotExist }
+        return index
+    }
+
+    /// A method the world model answers, at once or later through the reply token (Connect, ReadValue, …).
+    private func worldMethod(in inSignature: String? = "", out outSignature: String = "",
+                             _ body: @escaping @Sendable (DBusMethodCall, inout SimulatorWorld, ReplyToken) throws(BlueZError) -> [BusEffect]) -> DBusMethod {
+        DBusMethod(in: inSignature, out: outSignature) { [weak self] call in
+            guard let self else { return [] }
+            return try await self.perform { (world, token) throws(BlueZError) in try body(call, &world, token) }
+        }
+    }
+
     private func adapterSpec(path: String) -> DBusInterfaceSpec {
         let methods: [String: DBusMethod] = [
-            "StartDiscovery": DBusMethod { [weak self] call in
-                guard let self else { return [] }
-                let a = try self.adapterIndex(call)
-                return try await self.perform { (world, token) throws(BlueZError) in try world.startDiscovery(adapter: a, sender: call.sender) + [.reply(token, .success([]))] }
+            "StartDiscovery": worldMethod { call, world, token throws(BlueZError) in
+                try world.startDiscovery(adapter: Self.adapter(call, world), sender: call.sender) + [.reply(token, .success([]))]
             },
-            "StopDiscovery": DBusMethod { [weak self] call in
-                guard let self else { return [] }
-                let a = try self.adapterIndex(call)
-                return try await self.perform { (world, token) throws(BlueZError) in try world.stopDiscovery(adapter: a, sender: call.sender) + [.reply(token, .success([]))] }
+            "StopDiscovery": worldMethod { call, world, token throws(BlueZError) in
+                try world.stopDiscovery(adapter: Self.adapter(call, world), sender: call.sender) + [.reply(token, .success([]))]
             },
             "SetDiscoveryFilter": DBusMethod(in: "a{sv}") { [weak self] call in
                 guard let self else { return [] }
@@ -45,11 +56,8 @@ extension BlueZSimulator {
                 return []
             },
             "GetDiscoveryFilters": DBusMethod(out: "as", immediate: { _ in [.strings(DiscoveryFilter.supportedKeys)] }),
-            "RemoveDevice": DBusMethod(in: "o") { [weak self] call in
-                guard let self else { return [] }
-                let a = try self.adapterIndex(call)
-                let target = call.arguments.first?.string ?? ""
-                return try await self.perform { (world, token) throws(BlueZError) in try world.removeDevice(adapter: a, path: target) + [.reply(token, .success([]))] }
+            "RemoveDevice": worldMethod(in: "o") { call, world, token throws(BlueZError) in
+                try world.removeDevice(adapter: Self.adapter(call, world), path: call.arguments.first?.string ?? "") + [.reply(token, .success([]))]
             },
             "ConnectDevice": DBusMethod(in: "a{sv}", immediate: { _ in throw BlueZError.notSupported.dbus }),
         ]
@@ -85,14 +93,8 @@ extension BlueZSimulator {
             if let spec = cache[.device] { return spec }
             let notSupported = DBusMethod(in: "s", immediate: { _ in throw BlueZError.notSupported.dbus })
             let spec = DBusInterfaceSpec(name: BlueZInterface.device.rawValue, methods: [
-                "Connect": DBusMethod { [weak self] call in
-                    guard let self else { return [] }
-                    return try await self.perform { (world, token) throws(BlueZError) in world.connect(path: call.path, token: token) }
-                },
-                "Disconnect": DBusMethod { [weak self] call in
-                    guard let self else { return [] }
-                    return try await self.perform { (world, token) throws(BlueZError) in world.disconnect(path: call.path, token: token) }
-                },
+                "Connect": worldMethod { call, world, token in world.connect(path: call.path, token: token) },
+                "Disconnect": worldMethod { call, world, token in world.disconnect(path: call.path, token: token) },
                 "ConnectProfile": notSupported,
                 "DisconnectProfile": notSupported,
             ])
@@ -106,24 +108,18 @@ extension BlueZSimulator {
             if let spec = cache[.gattCharacteristic] { return spec }
             let acquire = DBusMethod(in: "a{sv}", out: "hq", immediate: { _ in throw BlueZError.notSupported.dbus })
             let spec = DBusInterfaceSpec(name: BlueZInterface.gattCharacteristic.rawValue, methods: [
-                "ReadValue": DBusMethod(in: "a{sv}", out: "ay") { [weak self] call in
-                    guard let self else { return [] }
-                    let options = call.arguments.first?.stringKeyed ?? [:]
-                    return try await self.perform { (world, token) throws(BlueZError) in try world.readValue(path: call.path, options: options, token: token) }
+                "ReadValue": worldMethod(in: "a{sv}", out: "ay") { call, world, token throws(BlueZError) in
+                    try world.readValue(path: call.path, options: call.arguments.first?.stringKeyed ?? [:], token: token)
                 },
-                "WriteValue": DBusMethod(in: "aya{sv}") { [weak self] call in
-                    guard let self else { return [] }
-                    let value = call.arguments.first?.bytes ?? []
+                "WriteValue": worldMethod(in: "aya{sv}") { call, world, token throws(BlueZError) in
                     let options = call.arguments.count > 1 ? call.arguments[1].stringKeyed ?? [:] : [:]
-                    return try await self.perform { (world, token) throws(BlueZError) in try world.writeValue(path: call.path, value: value, options: options, token: token) }
+                    return try world.writeValue(path: call.path, value: call.arguments.first?.bytes ?? [], options: options, token: token)
                 },
-                "StartNotify": DBusMethod { [weak self] call in
-                    guard let self else { return [] }
-                    return try await self.perform { (world, token) throws(BlueZError) in try world.startNotify(path: call.path, sender: call.sender, token: token) }
+                "StartNotify": worldMethod { call, world, token throws(BlueZError) in
+                    try world.startNotify(path: call.path, sender: call.sender, token: token)
                 },
-                "StopNotify": DBusMethod { [weak self] call in
-                    guard let self else { return [] }
-                    return try await self.perform { (world, token) throws(BlueZError) in try world.stopNotify(path: call.path, sender: call.sender) + [.reply(token, .success([]))] }
+                "StopNotify": worldMethod { call, world, token throws(BlueZError) in
+                    try world.stopNotify(path: call.path, sender: call.sender) + [.reply(token, .success([]))]
                 },
                 "AcquireWrite": acquire,
                 "AcquireNotify": acquire,
@@ -137,14 +133,11 @@ extension BlueZSimulator {
         sharedSpecs.withLock { cache in
             if let spec = cache[.gattDescriptor] { return spec }
             let spec = DBusInterfaceSpec(name: BlueZInterface.gattDescriptor.rawValue, methods: [
-                "ReadValue": DBusMethod(in: "a{sv}", out: "ay") { [weak self] call in
-                    guard let self else { return [] }
-                    return try await self.perform { (world, token) throws(BlueZError) in try world.readValue(path: call.path, options: [:], token: token) }
+                "ReadValue": worldMethod(in: "a{sv}", out: "ay") { call, world, token throws(BlueZError) in
+                    try world.readValue(path: call.path, options: [:], token: token)
                 },
-                "WriteValue": DBusMethod(in: "aya{sv}") { [weak self] call in
-                    guard let self else { return [] }
-                    let value = call.arguments.first?.bytes ?? []
-                    return try await self.perform { (world, token) throws(BlueZError) in try world.writeValue(path: call.path, value: value, options: [:], token: token) }
+                "WriteValue": worldMethod(in: "aya{sv}") { call, world, token throws(BlueZError) in
+                    try world.writeValue(path: call.path, value: call.arguments.first?.bytes ?? [], options: [:], token: token)
                 },
             ])
             cache[.gattDescriptor] = spec

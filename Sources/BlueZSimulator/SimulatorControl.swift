@@ -26,6 +26,17 @@ public final class SimulatorControl: Sendable {
     }
 
     private static func noDevice(_ name: String) -> DBusError { .remote(name: unknownDevice, message: "no simulated device '\(name)'") }
+
+    /// Runs `body` on the world for the device named by the call's first argument; `body` answers nil when
+    /// there is no such device, which is the UnknownDevice error.
+    private static func withDevice<T>(_ sim: BlueZSimulator, _ call: DBusMethodCall,
+                                      _ body: (inout SimulatorWorld, String) -> (T, [BusEffect])?) throws -> T {
+        let name = string(call, 0)
+        return try sim.withWorld { world throws -> (T, [BusEffect]) in
+            guard let result = body(&world, name) else { throw noDevice(name) }
+            return result
+        }
+    }
     private static func string(_ call: DBusMethodCall, _ i: Int) -> String { call.arguments.count > i ? call.arguments[i].string ?? "" : "" }
     private static func seconds(_ call: DBusMethodCall, _ i: Int) throws(DBusError) -> Duration {
         guard call.arguments.count > i, case .double(let s) = call.arguments[i], s >= 0, s < 1e9 else {
@@ -49,32 +60,20 @@ public final class SimulatorControl: Sendable {
                 return [.string(spec.address.description)]
             }),
             "RemoveDevice": DBusMethod(in: "s", immediate: { call in
-                let name = Self.string(call, 0)
-                try sim.withWorld { world throws -> ((), [BusEffect]) in
-                    guard let effects = world.removePeripheral(named: name) else { throw Self.noDevice(name) }
-                    return ((), effects)
-                }
+                try Self.withDevice(sim, call) { world, name in world.removePeripheral(named: name).map { ((), $0) } }
                 return []
             }),
             "DropLink": DBusMethod(in: "s", immediate: { call in
-                let name = Self.string(call, 0)
-                try sim.withWorld { world throws -> ((), [BusEffect]) in
-                    guard let effects = world.dropLink(named: name) else { throw Self.noDevice(name) }
-                    return ((), effects)
-                }
+                try Self.withDevice(sim, call) { world, name in world.dropLink(named: name).map { ((), $0) } }
                 return []
             }),
             "SetConnectBehaviour": DBusMethod(in: "ssss", immediate: { call in
-                let name = Self.string(call, 0)
                 var words = [Self.string(call, 1)]
                 if words[0] == "fail" { words += [Self.string(call, 2), Self.string(call, 3)] }
                 guard let behaviour = ConnectBehaviour(words: words) else {
                     throw DBusError.remote(name: Self.invalid, message: "behaviour is normal, never-complete, in-progress or fail")
                 }
-                try sim.withWorld { world throws -> ((), [BusEffect]) in
-                    guard world.setConnectBehaviour(named: name, behaviour) else { throw Self.noDevice(name) }
-                    return ((), [])
-                }
+                try Self.withDevice(sim, call) { world, name in world.setConnectBehaviour(named: name, behaviour) ? ((), []) : nil }
                 return []
             }),
             "PowerAdapter": DBusMethod(in: "sb", immediate: { call in
@@ -89,28 +88,16 @@ public final class SimulatorControl: Sendable {
                 return []
             }),
             "RotateAddress": DBusMethod(in: "s", out: "s", immediate: { call in
-                let name = Self.string(call, 0)
-                let address = try sim.withWorld { world throws -> (BluetoothAddress, [BusEffect]) in
-                    guard let address = world.rotateAddress(of: name) else { throw Self.noDevice(name) }
-                    return (address, [])
-                }
+                let address = try Self.withDevice(sim, call) { world, name in world.rotateAddress(of: name).map { ($0, []) } }
                 return [.string(address.description)]
             }),
             "DeviceAddress": DBusMethod(in: "s", out: "s", immediate: { call in
-                let name = Self.string(call, 0)
-                let address = try sim.withWorld { world throws -> (BluetoothAddress, [BusEffect]) in
-                    guard let address = world.currentAddress(of: name) else { throw Self.noDevice(name) }
-                    return (address, [])
-                }
+                let address = try Self.withDevice(sim, call) { world, name in world.currentAddress(of: name).map { ($0, []) } }
                 return [.string(address.description)]
             }),
             "SetResponseDelay": DBusMethod(in: "sd", immediate: { call in
-                let name = Self.string(call, 0)
                 let delay = try Self.seconds(call, 1)
-                try sim.withWorld { world throws -> ((), [BusEffect]) in
-                    guard world.setResponseDelay(named: name, delay) else { throw Self.noDevice(name) }
-                    return ((), [])
-                }
+                try Self.withDevice(sim, call) { world, name in world.setResponseDelay(named: name, delay) ? ((), []) : nil }
                 return []
             }),
             "AdvanceTime": DBusMethod(in: "d", immediate: { call in
@@ -134,11 +121,7 @@ public final class SimulatorControl: Sendable {
                 return [.vardict(counters)]
             }),
             "DeviceCounters": DBusMethod(in: "s", out: "a{sv}", immediate: { call in
-                let name = Self.string(call, 0)
-                let counters = try sim.withWorld { world throws -> (SimulatorCounters, [BusEffect]) in
-                    guard let counters = world.deviceCounters(of: name) else { throw Self.noDevice(name) }
-                    return (counters, [])
-                }
+                let counters = try Self.withDevice(sim, call) { world, name in world.deviceCounters(of: name).map { ($0, []) } }
                 return [.vardict(counters.dictionary)]
             }),
             "ResetCounters": DBusMethod(immediate: { _ in
