@@ -166,8 +166,8 @@ struct AdapterState: Sendable {
     /// Filters set by clients that have not (yet) started discovery.
     var filters: [String: DiscoveryFilter] = [:]
     var objects: [BluetoothAddress: DeviceObject] = [:]
-    /// Addresses a Connect was started for, and when; entries whose object is no longer connecting are
-    /// dropped when next looked at (`scanPausedForConnect`), so no transition out of `.connecting` has to.
+    /// Addresses a Connect was started for, and when; cleared once none of them is still pending
+    /// (`scanPausedForConnect`), so no transition out of `.connecting` has to remember it.
     var connectsStarted: [BluetoothAddress: Duration] = [:]
 
     var path: String { BlueZPath.adapterPath(index) }
@@ -184,11 +184,13 @@ struct AdapterState: Sendable {
     /// reaches a Device1 object meanwhile; the kernel gives a connect up after `timeout` at the latest.
     mutating func scanPausedForConnect(now: Duration, timeout: Duration) -> Bool {
         guard !connectsStarted.isEmpty else { return false }
-        connectsStarted = connectsStarted.filter { address, started in
+        // Runs on every advert: a lookup, no copy, while a connect is pending.
+        let pending = connectsStarted.contains { address, started in
             guard now - started < timeout, case .connecting = objects[address]?.link else { return false }
             return true
         }
-        return !connectsStarted.isEmpty
+        if !pending { connectsStarted.removeAll() }
+        return pending
     }
 
     var properties: [String: DBusValue] {

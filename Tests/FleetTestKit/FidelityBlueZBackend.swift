@@ -18,12 +18,11 @@ public final class FidelityBlueZBackend: FidelityBackend, @unchecked Sendable {
     private let peripheralProcess: ChildProcess
     private let fifo: String
     private let peripheralOutput: String
-    private var answersSeen = 0
     private var addresses: [String: String] = [:]
     private var publicAddresses: [String: String] = [:]
     /// Peripheral controllers currently in LE privacy (advertising from a resolvable private address).
     private var inPrivacy: Set<Int> = []
-    private var centralAddress: String
+    private let centralAddress: String
     private var directory: String?
     private var scenarioCount = 0
     /// Where to copy fleetd's log of a failed scenario (the guest's own files vanish at power-off).

@@ -48,7 +48,9 @@ extension FleetStateMachine {
             case .evict(let victim, let reason):
                 actions += evict(victim: victim, admitting: candidate.id, reason: reason, now: now)
                 adapter = adapters[adapterPath] ?? adapter
-                if evictionPending(on: adapterPath) {
+                // The victim keeps its link path while BlueZ still holds the link (the only eviction pending
+                // here: busy adapters were not chosen).
+                if devices[victim]?.linkPath != nil {
                     busy.insert(adapterPath)
                     open.remove(adapterPath)
                     continue
@@ -81,14 +83,6 @@ extension FleetStateMachine {
             devices[device.id] = device
         }
         return actions
-    }
-
-    /// Whether an evicted device on this adapter still holds its link (the disconnect is under way).
-    func evictionPending(on adapterPath: String) -> Bool {
-        devices.values.contains { device in
-            guard case .evicted = device.phase, let path = device.linkPath else { return false }
-            return device.sightings[path]?.adapter == adapterPath
-        }
     }
 
     /// Marks the start of a full read of BlueZ's tree (start-up, bluetoothd restart): connects wait.
