@@ -110,11 +110,8 @@ public actor FleetSupervisor {
     /// never read half a file) and world-readable (the unit's UMask is 0077).
     func writeMetricsTextfile() {
         guard let path = options.metricsTextfile else { return }
-        let temporary = path + ".tmp"
         do {
-            try Data(prometheusText().utf8).write(to: URL(fileURLWithPath: temporary))
-            chmod(temporary, 0o644)
-            guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+            try AtomicFile.replace(path, with: Data(prometheusText().utf8), mode: 0o644)
         } catch {
             logger.warning("cannot write metrics to \(path): \(error)", metadata: ["path": path, "reason": "metrics-write-failed"])
         }

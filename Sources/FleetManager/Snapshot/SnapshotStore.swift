@@ -74,34 +74,16 @@ public struct SnapshotStore: Sendable {
         do { data = try encoder.encode(snapshot) } catch { throw SnapshotError(message: "cannot encode snapshot: \(error)") }
         let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw SnapshotError(message: "\(temporary): \(String(cString: strerror(errno)))") }
-        var offset = 0
-        let ok = data.withUnsafeBytes { raw -> Bool in
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                offset += n
+        do {
+            try AtomicFile.replace(path, with: data, mode: 0o600) {
+                // The new copy is on disk: the current one becomes the previous good copy.
+                if access(path, F_OK) == 0 {
+                    unlink(previousPath)
+                    _ = link(path, previousPath)
+                }
             }
-            return fsync(fd) == 0
-        }
-        close(fd)
-        guard ok else {
-            unlink(temporary)
-            throw SnapshotError(message: "\(temporary): write failed: \(String(cString: strerror(errno)))")
-        }
-        if access(path, F_OK) == 0 {
-            unlink(previousPath)
-            _ = link(path, previousPath)
-        }
-        guard rename(temporary, path) == 0 else {
-            throw SnapshotError(message: "rename \(temporary) → \(path): \(String(cString: strerror(errno)))")
-        }
-        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirFD >= 0 {
-            fsync(dirFD)
-            close(dirFD)
+        } catch {
+            throw SnapshotError(message: error.message)
         }
         return data.count
     }
