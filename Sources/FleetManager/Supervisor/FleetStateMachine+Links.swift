@@ -50,9 +50,7 @@ extension FleetStateMachine {
             device.lastReason = error.description
             actions.append(.log(LifecycleEvent(.setUpFailed, "set-up of \(id) failed: \(error)", device: id, address: device.address,
                                                adapter: device.adapter, reason: error.name, warning: true)))
-            actions.append(.disconnect(device: id, path: path))
-            device.phase = .disconnecting
-            setTimer(&device, .disconnectDeadline, after: Self.disconnectDeadline, into: &actions)
+            abandonLink(&device, path: path, into: &actions)
         } else {
             device.phase = .ready
             device.adopted = false
@@ -219,6 +217,13 @@ extension FleetStateMachine {
 
     /// How long a requested Disconnect may take to show as Connected=false.
     static let disconnectDeadline: Duration = .seconds(10)
+
+    /// Disconnects a link that failed set-up, and writes it off if BlueZ never confirms (`disconnectDeadline`).
+    mutating func abandonLink(_ device: inout FleetDevice, path: String, into actions: inout [FleetAction]) {
+        actions.append(.disconnect(device: device.id, path: path))
+        device.phase = .disconnecting
+        setTimer(&device, .disconnectDeadline, after: Self.disconnectDeadline, into: &actions)
+    }
 
     func adapterOf(_ devicePath: String) -> String? {
         let parts = devicePath.split(separator: "/")

@@ -16,12 +16,10 @@ extension FleetStateMachine {
         case .setUpDeadline:
             if device.phase == .connected || device.phase == .resolving, let path = device.linkPath {
                 device.connectToken = nil
-                device.phase = .disconnecting
                 actions.append(.log(LifecycleEvent(.setUpFailed, "\(device.id) did not become ready within \(settings.setUpTimeout); reconnecting",
                                                    device: device.id, address: device.address, adapter: device.adapter,
                                                    reason: "set-up-timeout", warning: true)))
-                actions.append(.disconnect(device: device.id, path: path))
-                setTimer(&device, .disconnectDeadline, after: Self.disconnectDeadline, into: &actions)
+                abandonLink(&device, path: path, into: &actions)
             }
         case .disconnectDeadline:
             if device.phase == .disconnecting, let path = device.linkPath {
