@@ -162,11 +162,8 @@ public final class FidelityBlueZBackend: FidelityBackend, @unchecked Sendable {
     /// on the new link: docs/bluez-fidelity.md.) The new address is the one hci0 discovers with the
     /// peripheral's manufacturer data.
     public func changeAddress(_ peripheral: FidelityPeripheral) async throws {
-        let index = "\(peripheral.controller)"
         let before = try await address(of: peripheral)
-        try await btmgmt(["--index", index, "power", "off"])
-        try await btmgmt(["--index", index, "privacy", "on"])
-        try await btmgmt(["--index", index, "power", "on"])
+        try await powerCycle(peripheral.controller, privacy: true)
         inPrivacy.insert(peripheral.controller)
         var found: String?
         try await waitUntil("hci0 to discover \(peripheral.label) at a new address", timeout: .seconds(60)) {
@@ -176,13 +173,18 @@ public final class FidelityBlueZBackend: FidelityBackend, @unchecked Sendable {
         addresses[peripheral.label] = found
     }
 
+    /// Powers a controller off, turns LE privacy on (a fresh IRK) or off, and powers it on again.
+    private func powerCycle(_ controller: Int, privacy: Bool) async throws {
+        let index = "\(controller)"
+        try await btmgmt(["--index", index, "power", "off"])
+        try await btmgmt(["--index", index, "privacy", privacy ? "on" : "off"])
+        try await btmgmt(["--index", index, "power", "on"])
+    }
+
     /// Controllers put into privacy by `changeAddress`, back to their public address for what follows.
     private func restorePublicAddresses() async {
         for controller in inPrivacy.sorted() {
-            let index = "\(controller)"
-            _ = try? await btmgmt(["--index", index, "power", "off"])
-            _ = try? await btmgmt(["--index", index, "privacy", "off"])
-            _ = try? await btmgmt(["--index", index, "power", "on"])
+            try? await powerCycle(controller, privacy: false)
             if let peripheral = FidelityPeripheral.all.first(where: { $0.controller == controller }) {
                 addresses[peripheral.label] = publicAddresses[peripheral.label]
             }
