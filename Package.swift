@@ -31,12 +31,12 @@ let package = Package(
         .target(name: "FleetManager", dependencies: ["FleetSystem", "FleetPlatform", "Identity", "Policy", "FleetControl"]),
         .target(name: "BlueZSimulator", dependencies: ["FleetPlatform"]),
         .target(name: "FleetControl"),
-        .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetControl"], path: "Tests/FleetTestKit"),
+        .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetControl", "BlueZSimulator"], path: "Tests/FleetTestKit"),
 
         .executableTarget(name: "fleetd", dependencies: ["FleetManager", "FleetPlatform", "FleetControl"]),
         .executableTarget(name: "fleetctl", dependencies: ["FleetControl"]),
         .executableTarget(name: "bluez-sim", dependencies: ["BlueZSimulator", "FleetPlatform"]),
-        .executableTarget(name: "fleet-fidelity", dependencies: ["FleetTestKit"]),
+        .executableTarget(name: "fleet-fidelity", dependencies: ["FleetTestKit", "BlueZSimulator"]),
 
         .executableTarget(name: "DBusBench", dependencies: ["FleetPlatform", "FleetTestKit", "CDBus"], path: "Benchmarks/DBusBench"),
         .executableTarget(name: "IdentityBench", dependencies: ["Identity", "COpenSSL", "FleetPlatform"], path: "Benchmarks/IdentityBench"),
@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "FleetSystem", "FleetTestKit", "FleetControl", "Identity", "Policy"]),
         .testTarget(name: "FleetControlTests", dependencies: ["FleetControl", "FleetPlatform"]),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"]),
-        .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetControl", "FleetPlatform"]),
+        .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetControl", "FleetPlatform", "BlueZSimulator"]),
     ],
     swiftLanguageModes: [.v6]
 )
