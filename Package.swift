@@ -2,7 +2,10 @@
 import PackageDescription
 
 /// fleetd: a BlueZ fleet supervisor. Layout:
-/// - C system libraries (CSystemd, CDBus, COpenSSL) are imported only by the wrappers above them.
+/// - C system libraries (CSystemd, CDBus, COpenSSL, and CLinux for the glibc calls Swift's Glibc hides) are
+///   imported only by the wrappers above them.
+/// - FleetSystem: errno, owned file descriptors, the EINTR retry and the poll wake-up, over Glibc alone (so
+///   the control plane and the CLI can use it without linking libdbus or libsystemd).
 /// - FleetPlatform: owning Swift wrappers and safe APIs for D-Bus, journald and sd_notify.
 /// - Identity, Policy: pure decision libraries (no I/O, no clock reads).
 /// - FleetManager: the supervisor state machine and its actor driver.
@@ -19,19 +22,21 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLinux"),
 
-        .target(name: "FleetPlatform", dependencies: ["CDBus", "CSystemd"]),
+        .target(name: "FleetSystem", dependencies: ["CLinux"]),
+        .target(name: "FleetPlatform", dependencies: ["FleetSystem", "CDBus", "CSystemd"]),
         .target(name: "Identity", dependencies: ["COpenSSL"]),
         .target(name: "Policy"),
-        .target(name: "FleetManager", dependencies: ["FleetPlatform", "Identity", "Policy", "FleetControl"]),
+        .target(name: "FleetManager", dependencies: ["FleetSystem", "FleetPlatform", "Identity", "Policy", "FleetControl"]),
         .target(name: "BlueZSimulator", dependencies: ["FleetPlatform"]),
         .target(name: "FleetControl"),
-        .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetControl"], path: "Tests/FleetTestKit"),
+        .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetControl", "BlueZSimulator"], path: "Tests/FleetTestKit"),
 
         .executableTarget(name: "fleetd", dependencies: ["FleetManager", "FleetPlatform", "FleetControl"]),
         .executableTarget(name: "fleetctl", dependencies: ["FleetControl"]),
         .executableTarget(name: "bluez-sim", dependencies: ["BlueZSimulator", "FleetPlatform"]),
-        .executableTarget(name: "fleet-fidelity", dependencies: ["FleetTestKit"]),
+        .executableTarget(name: "fleet-fidelity", dependencies: ["FleetTestKit", "BlueZSimulator"]),
 
         .executableTarget(name: "DBusBench", dependencies: ["FleetPlatform", "FleetTestKit", "CDBus"], path: "Benchmarks/DBusBench"),
         .executableTarget(name: "IdentityBench", dependencies: ["Identity", "COpenSSL", "FleetPlatform"], path: "Benchmarks/IdentityBench"),
@@ -40,13 +45,14 @@ let package = Package(
         .executableTarget(name: "ControlBench", dependencies: ["FleetControl"], path: "Benchmarks/ControlBench"),
         .executableTarget(name: "SimulatorBench", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"], path: "Benchmarks/SimulatorBench"),
 
-        .testTarget(name: "FleetPlatformTests", dependencies: ["FleetPlatform", "FleetTestKit"]),
+        .testTarget(name: "FleetSystemTests", dependencies: ["FleetSystem"]),
+        .testTarget(name: "FleetPlatformTests", dependencies: ["FleetPlatform", "FleetSystem", "FleetTestKit"]),
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "FleetPlatform"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "FleetPlatform"]),
-        .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "FleetTestKit", "FleetControl", "Identity", "Policy"]),
+        .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "FleetSystem", "FleetTestKit", "FleetControl", "Identity", "Policy"]),
         .testTarget(name: "FleetControlTests", dependencies: ["FleetControl", "FleetPlatform"]),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"]),
-        .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetControl", "FleetPlatform"]),
+        .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetControl", "FleetPlatform", "BlueZSimulator"]),
     ],
     swiftLanguageModes: [.v6]
 )
