@@ -6,6 +6,7 @@ import FleetManager
 import FleetPlatform
 import FleetTestKit
 import Foundation
+import Supervision
 import Identity
 
 let environment = ProcessInfo.processInfo.environment

@@ -4,6 +4,7 @@ import Dispatch
 import FleetControl
 import FleetManager
 import FleetPlatform
+import Supervision
 import Foundation
 
 let version = "0.1.0"

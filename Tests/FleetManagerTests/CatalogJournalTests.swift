@@ -2,6 +2,7 @@ import FleetManager
 import FleetPlatform
 import FleetTestKit
 import Foundation
+import Supervision
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,5 @@
+import Supervision
+
 /// Prometheus text exposition (format 0.0.4) of the fleet: devices by state, links per adapter, connect
 /// attempts and failures, evictions by reason, reconnect latency and notifications received.
 enum FleetMetricsText {

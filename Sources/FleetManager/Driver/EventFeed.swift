@@ -1,4 +1,5 @@
 import Foundation
+import Supervision
 import Synchronization
 
 /// One entry of the supervisor's event stream: a lifecycle event, a notification value, or the marker a

@@ -1,6 +1,7 @@
 import FleetPlatform
 import Foundation
 import Policy
+import Supervision
 
 /// Performing the state machine's actions. I/O runs in tasks whose results come back as events; the actor
 /// itself never waits on BlueZ.
@@ -76,7 +77,7 @@ extension FleetSupervisor {
 
     func connectDone(device: String, path: String, token: UInt64, error: BlueZError?) {
         if let error {
-            let code = BlueZErrorClassifier.classify(error.timedOut ? .local(.connectTimedOut) : .dbus(name: error.name, message: error.message)).code
+            let code = BlueZErrorClassifier.classify(error.connectFailure).code
             metrics.failure(code)
         }
         perform(machine.connectFinished(device: device, token: token, error: error, now: now()))
@@ -86,7 +87,7 @@ extension FleetSupervisor {
         if error == nil, var object = tree.devices[path], !object.connected {
             object.connected = true
             tree.devices[path] = object
-            perform(machine.deviceObserved(object, now: now()))
+            perform(machine.deviceObserved(object.report, now: now()))
         }
     }
 

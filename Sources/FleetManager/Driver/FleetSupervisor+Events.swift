@@ -1,4 +1,5 @@
 import FleetPlatform
+import Supervision
 
 /// BlueZ events in, through the tree copy and the state machine.
 extension FleetSupervisor {
@@ -25,9 +26,9 @@ extension FleetSupervisor {
             case .adapterRemoved(let path):
                 perform(machine.adapterRemoved(path: path, now: now))
             case .deviceAdded(let device):
-                perform(machine.deviceObserved(device, now: now))
+                perform(machine.deviceObserved(device.report, now: now))
             case .deviceChanged(let device, _):
-                perform(machine.deviceObserved(device, now: now))
+                perform(machine.deviceObserved(device.report, now: now))
             case .deviceRemoved(let device):
                 perform(machine.deviceRemoved(path: device.path, now: now))
             case .value(let characteristic, let bytes):

@@ -2,6 +2,7 @@ import FleetControl
 import Foundation
 import Identity
 import Policy
+import Supervision
 
 /// What fleetctl sees and asks, answered from the actor's current state.
 extension FleetSupervisor {
@@ -61,22 +62,27 @@ extension FleetSupervisor {
 
     public func disconnect(_ reference: String) throws(FleetControlError) -> DisconnectOutcome {
         let device = try resolve(reference)
-        guard let outcome = machine.operatorDisconnect(device.id, now: now()) else { throw .deviceNotFound(reference: reference) }
+        let outcome = try operatorCommand(reference) { (machine, now) throws(FleetStateMachine.OperatorRefusal) in
+            try machine.operatorDisconnect(device.id, now: now)
+        }
         perform(outcome.actions)
         return DisconnectOutcome(device: device.id, state: machine.devices[device.id]?.phase.description ?? "idle")
     }
 
     public func evict(_ reference: String) throws(FleetControlError) -> EvictOutcome {
         let device = try resolve(reference)
-        guard device.phase.hasLink || device.phase == .connecting else { throw .notConnected(device: device.id) }
-        guard let outcome = machine.operatorEvict(device.id, now: now()) else { throw .deviceNotFound(reference: reference) }
+        let outcome = try operatorCommand(reference) { (machine, now) throws(FleetStateMachine.OperatorRefusal) in
+            try machine.operatorEvict(device.id, now: now)
+        }
         perform(outcome.actions)
         return EvictOutcome(device: device.id, holdOffSeconds: Double(machine.settings.evictionHoldOff.milliseconds) / 1000)
     }
 
     public func forget(_ reference: String) throws(FleetControlError) -> String {
         let device = try resolve(reference)
-        guard let outcome = machine.operatorForget(device.id, now: now()) else { throw .deviceNotFound(reference: reference) }
+        let outcome = try operatorCommand(reference) { (machine, now) throws(FleetStateMachine.OperatorRefusal) in
+            try machine.operatorForget(device.id, now: now)
+        }
         perform(outcome.actions)
         return device.id
     }
@@ -86,9 +92,24 @@ extension FleetSupervisor {
         guard let policyClass = PolicyClass(rawValue: name) else {
             throw .invalidPolicyClass(name, known: PolicyClass.allCases.map(\.rawValue))
         }
-        guard let outcome = machine.operatorSetPolicy(device.id, policyClass, now: now()) else { throw .deviceNotFound(reference: reference) }
+        let outcome = try operatorCommand(reference) { (machine, now) throws(FleetStateMachine.OperatorRefusal) in
+            try machine.operatorSetPolicy(device.id, policyClass, now: now)
+        }
         perform(outcome.actions)
         return device.id
+    }
+
+    /// Runs an operator command on the machine, answering its refusal in fleetctl's terms.
+    func operatorCommand(_ reference: String, _ command: (inout FleetStateMachine, Duration) throws(FleetStateMachine.OperatorRefusal)
+        -> FleetStateMachine.OperatorOutcome) throws(FleetControlError) -> FleetStateMachine.OperatorOutcome {
+        do {
+            return try command(&machine, now())
+        } catch {
+            switch error {
+            case .unknownDevice: throw .deviceNotFound(reference: reference)
+            case .notLinked(let id): throw .notConnected(device: id)
+            }
+        }
     }
 
     /// The characteristic object for a UUID (16-bit or 128-bit) on a linked device.

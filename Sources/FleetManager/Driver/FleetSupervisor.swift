@@ -2,6 +2,7 @@ import FleetPlatform
 import Foundation
 import Identity
 import Policy
+import Supervision
 
 /// The actor that drives `FleetStateMachine`: it feeds it BlueZ's events, timer fires and I/O results, and
 /// performs the actions it returns (D-Bus calls in their own tasks, timers as sleeping tasks, snapshots,
@@ -145,7 +146,7 @@ public actor FleetSupervisor {
         }
         // Connected objects first, so an existing link is adopted before any twin is considered.
         for device in tree.devices.values.sorted(by: { ($0.connected ? 0 : 1, $0.path) < ($1.connected ? 0 : 1, $1.path) }) {
-            perform(machine.deviceObserved(device, now: now))
+            perform(machine.deviceObserved(device.report, now: now))
         }
         perform(machine.endReconciliation(now: now))
     }

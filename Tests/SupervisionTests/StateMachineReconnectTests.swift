@@ -1,4 +1,4 @@
-@testable import FleetManager
+@testable import Supervision
 import Policy
 import Testing
 

@@ -1,4 +1,5 @@
-@testable import FleetManager
+@testable import Supervision
+import Policy
 import Testing
 
 /// `unknown → discovered → connecting → connected → resolving → ready`, in each order BlueZ may report it,

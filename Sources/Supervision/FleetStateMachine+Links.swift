@@ -10,7 +10,7 @@ extension FleetStateMachine {
         adapters[adapterPath]?.slots.connectFinished(device: id)
         var actions: [FleetAction] = []
         if let error {
-            let failure: ConnectFailure = error.timedOut ? .local(.connectTimedOut) : .dbus(name: error.name, message: error.message)
+            let failure = error.connectFailure
             let classification = BlueZErrorClassifier.classify(failure)
             if (classification.signalsCapacityLimit || learnsFullPool(adapterPath, error, device: id)), var slots = adapters[adapterPath]?.slots,
                let change = slots.reportLimitReached(now: now) {

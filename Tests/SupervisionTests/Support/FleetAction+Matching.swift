@@ -1,4 +1,4 @@
-@testable import FleetManager
+@testable import Supervision
 
 /// Pattern-matching helpers over a batch of actions, so each test reads as "which connects, which timers".
 struct ConnectRequest: Hashable {

@@ -1,4 +1,4 @@
-@testable import FleetManager
+@testable import Supervision
 import Policy
 import Testing
 
@@ -113,8 +113,9 @@ import Testing
         let victim = try #require(meanwhile.events(.evicted).first?.device)
         let (held, keeper, adapter) = victim == a.id ? (a, b, FleetFixture.hci0) : (b, a, FleetFixture.hci1)
 
-        // The operator evicting the same victim meanwhile keeps the reservation: still no second victim.
-        _ = driver.command { $0.operatorEvict(victim, now: $1) }
+        // The operator evicting the same victim meanwhile is refused (it has nothing left to free), so the
+        // reservation stands: still no second victim.
+        #expect(throws: FleetStateMachine.OperatorRefusal.notLinked(victim)) { try driver.command { try $0.operatorEvict(victim, now: $1) } }
         driver.observe(c.object(adapter: FleetFixture.hci0))
         driver.observe(c.object(adapter: FleetFixture.hci1))
         #expect(Array(driver.history[mark...]).events(.evicted).allSatisfy { $0.device == victim })
@@ -143,7 +144,7 @@ import Testing
         try driver.completeLink(c, try #require(down.connects.first))
 
         // A slot frees up during the hold-off: the evicted device still stays away.
-        let released = try #require(driver.command { $0.operatorDisconnect(keeper.id, now: $1) }?.actions)
+        let released = try driver.command { try $0.operatorDisconnect(keeper.id, now: $1) }.actions
         #expect(released.connects.isEmpty)
         #expect(driver.observe(held.object()).connects.isEmpty, "held off: adverts do not bring it back early")
         #expect(driver.advance(by: .seconds(59)).connects.isEmpty)
@@ -158,7 +159,7 @@ import Testing
         var driver = ManualDriver(try FleetFixture.machine([a.wanted()]))
         driver.adapter()
         let path = try driver.bringUp(a)
-        let outcome = try #require(driver.command { $0.operatorEvict(a.id, now: $1) }?.actions)
+        let outcome = try driver.command { try $0.operatorEvict(a.id, now: $1) }.actions
         #expect(outcome.disconnects.map(\.path) == [path])
         #expect(outcome.scheduled.map(\.timer.purpose) == [.holdOff])
         #expect(driver.machine.evictions.last?.admitted == "operator")

@@ -1,4 +1,5 @@
-@testable import FleetManager
+@testable import Supervision
+import Policy
 import Testing
 
 /// Identity folding: a device that rotates its address stays one fleet device with at most one link, and a

@@ -1,4 +1,4 @@
-@testable import FleetManager
+@testable import Supervision
 import Identity
 import Policy
 
@@ -87,11 +87,10 @@ struct Peripheral: Sendable {
 
     /// The Device1 object BlueZ reports for this peripheral at one of its addresses.
     func object(_ rotation: UInt8 = 0, adapter: String = FleetFixture.hci0, rssi: Int? = -60,
-                connected: Bool = false, servicesResolved: Bool = false) -> DeviceObject {
-        DeviceObject(path: path(rotation, adapter: adapter), adapter: adapter, address: address(rotation), addressType: "random",
-                     name: name, alias: name, rssi: rssi, manufacturerData: [FleetFixture.company: serial], serviceData: [:],
-                     uuids: ["0000180d-0000-1000-8000-00805f9b34fb"], connected: connected, servicesResolved: servicesResolved,
-                     paired: false, bonded: false)
+                connected: Bool = false, servicesResolved: Bool = false) -> DeviceReport {
+        DeviceReport(path: path(rotation, adapter: adapter), adapter: adapter, address: address(rotation), addressType: "random",
+                     name: name, rssi: rssi, manufacturerData: [FleetFixture.company: serial], connected: connected,
+                     servicesResolved: servicesResolved)
     }
 }
 

@@ -9,12 +9,26 @@ extension FleetStateMachine {
         public var eviction: String?
     }
 
+    /// Why the machine refused an operator's command; nothing changed.
+    public enum OperatorRefusal: Error, Sendable, Hashable, CustomStringConvertible {
+        /// No device with this identity id is known.
+        case unknownDevice(String)
+        /// Only a device with a link (or a connect in flight) can be evicted: there is no slot to free.
+        case notLinked(String)
+
+        public var description: String {
+            switch self {
+            case .unknownDevice(let id): "no device \(id)"
+            case .notLinked(let id): "\(id) has no link to evict"
+            }
+        }
+    }
+
     /// Want the device now: it competes for a slot at once (and may evict, which the outcome says).
     public mutating func operatorConnect(_ id: String, now: Duration) -> OperatorOutcome {
         var actions: [FleetAction] = []
         if devices[id] == nil {
             devices[id] = FleetDevice(wanted: WantedDevice(id: id), isWanted: true, configuration: settings.policy)
-            for (path, entry) in registryPaths(for: id) { owners[path] = entry }
         }
         guard var device = devices[id] else { return OperatorOutcome(actions: [], message: "unknown device", eviction: nil) }
         device.isWanted = true
@@ -37,8 +51,8 @@ extension FleetStateMachine {
     }
 
     /// Drop the link and stop wanting the device until the next Connect.
-    public mutating func operatorDisconnect(_ id: String, now: Duration) -> OperatorOutcome? {
-        guard var device = devices[id] else { return nil }
+    public mutating func operatorDisconnect(_ id: String, now: Duration) throws(OperatorRefusal) -> OperatorOutcome {
+        guard var device = devices[id] else { throw .unknownDevice(id) }
         var actions: [FleetAction] = []
         device.isWanted = false
         clearTimer(&device, into: &actions)
@@ -58,16 +72,17 @@ extension FleetStateMachine {
     }
 
     /// Free the slot now but keep wanting the device after a hold-off.
-    public mutating func operatorEvict(_ id: String, now: Duration) -> OperatorOutcome? {
-        guard devices[id] != nil else { return nil }
+    public mutating func operatorEvict(_ id: String, now: Duration) throws(OperatorRefusal) -> OperatorOutcome {
+        guard let device = devices[id] else { throw .unknownDevice(id) }
+        guard device.phase.hasLink || device.phase == .connecting else { throw .notLinked(id) }
         let reason = AdmissionReason(.evictLowerClass, "evicted \(id) by operator request; it may reconnect after \(settings.evictionHoldOff)")
         let actions = evict(victim: id, admitting: nil, reason: reason, now: now)
         return OperatorOutcome(actions: actions + pump(now: now), message: reason.message, eviction: reason.message)
     }
 
     /// Stop tracking the device entirely: disconnect, drop it from the registry and the snapshot.
-    public mutating func operatorForget(_ id: String, now: Duration) -> OperatorOutcome? {
-        guard let device = devices.removeValue(forKey: id) else { return nil }
+    public mutating func operatorForget(_ id: String, now: Duration) throws(OperatorRefusal) -> OperatorOutcome {
+        guard let device = devices.removeValue(forKey: id) else { throw .unknownDevice(id) }
         var actions: [FleetAction] = []
         if let timer = device.timer { actions.append(.cancel(timer)) }
         if let path = device.linkPath {
@@ -83,8 +98,8 @@ extension FleetStateMachine {
         return OperatorOutcome(actions: actions + pump(now: now), message: "forgot \(id)", eviction: nil)
     }
 
-    public mutating func operatorSetPolicy(_ id: String, _ policyClass: PolicyClass, now: Duration) -> OperatorOutcome? {
-        guard var device = devices[id] else { return nil }
+    public mutating func operatorSetPolicy(_ id: String, _ policyClass: PolicyClass, now: Duration) throws(OperatorRefusal) -> OperatorOutcome {
+        guard var device = devices[id] else { throw .unknownDevice(id) }
         device.wanted.policyClass = policyClass
         device.reconnect = ReconnectState(policyClass: policyClass, configuration: settings.policy)
         devices[id] = device
@@ -97,6 +112,4 @@ extension FleetStateMachine {
         }
         return OperatorOutcome(actions: [.persist] + pump(now: now), message: "\(id) is now \(policyClass)", eviction: nil)
     }
-
-    func registryPaths(for id: String) -> [(String, String)] { [] }
 }

@@ -1,4 +1,4 @@
-@testable import FleetManager
+@testable import Supervision
 import Identity
 import Policy
 import Testing
@@ -49,7 +49,7 @@ import Testing
         driver.adapter()
         let path = try driver.bringUp(a)
         driver.observe(b.object())
-        let outcome = try #require(driver.command { $0.operatorDisconnect(a.id, now: $1) }?.actions)
+        let outcome = try driver.command { try $0.operatorDisconnect(a.id, now: $1) }.actions
         #expect(outcome.disconnects.map(\.path) == [path])
         #expect(outcome.persists == 1)
         #expect(outcome.connects.map(\.device) == [b.id], "the freed slot goes to the waiting device")
@@ -70,7 +70,7 @@ import Testing
         let retry = try #require(driver.timer(a.id, .retry))
         #expect(driver.machine.registry[a.id] != nil)
 
-        let outcome = try #require(driver.command { $0.operatorForget(a.id, now: $1) }?.actions)
+        let outcome = try driver.command { try $0.operatorForget(a.id, now: $1) }.actions
         #expect(outcome.cancelled == [retry])
         #expect(outcome.persists == 1)
         #expect(driver.machine.devices[a.id] == nil)
@@ -84,7 +84,7 @@ import Testing
         var driver = ManualDriver(try FleetFixture.machine([a.wanted()]))
         driver.adapter()
         let path = try driver.bringUp(a)
-        let outcome = try #require(driver.command { $0.operatorForget(a.id, now: $1) }?.actions)
+        let outcome = try driver.command { try $0.operatorForget(a.id, now: $1) }.actions
         #expect(outcome.disconnects.map(\.path) == [path])
         #expect(driver.machine.adapters[FleetFixture.hci0]?.slots.links.isEmpty == true)
     }
@@ -94,7 +94,7 @@ import Testing
         var driver = ManualDriver(try FleetFixture.machine([a.wanted(), c.wanted(.critical)], settings: FleetFixture.settings(capacity: 1)))
         driver.adapter()
         try driver.bringUp(a)
-        let outcome = try #require(driver.command { $0.operatorSetPolicy(a.id, .critical, now: $1) }?.actions)
+        let outcome = try driver.command { try $0.operatorSetPolicy(a.id, .critical, now: $1) }.actions
         #expect(outcome.persists == 1)
         #expect(driver.machine.devices[a.id]?.policyClass == .critical)
         #expect(driver.machine.adapters[FleetFixture.hci0]?.slots.links[a.id]?.policyClass == .critical)
@@ -102,17 +102,38 @@ import Testing
         #expect(driver.observe(c.object()).disconnects.isEmpty, "a critical link is not evicted for another critical device")
 
         // Demoted, it is evicted for the waiting critical device at once.
-        let demoted = try #require(driver.command { $0.operatorSetPolicy(a.id, .opportunistic, now: $1) }?.actions)
+        let demoted = try driver.command { try $0.operatorSetPolicy(a.id, .opportunistic, now: $1) }.actions
         #expect(demoted.events(.evicted).map(\.device) == [a.id])
         #expect(driver.observe(a.object(connected: false)).connects.map(\.device) == [c.id])
     }
 
     @Test func commandsOnUnknownDevicesSayNoSuchDevice() throws {
         var machine = try FleetFixture.machine([a.wanted()])
-        #expect(machine.operatorDisconnect("mfr-0059-000000000000", now: .zero) == nil)
-        #expect(machine.operatorEvict("mfr-0059-000000000000", now: .zero) == nil)
-        #expect(machine.operatorForget("mfr-0059-000000000000", now: .zero) == nil)
-        #expect(machine.operatorSetPolicy("mfr-0059-000000000000", .critical, now: .zero) == nil)
+        let unknown = "mfr-0059-000000000000"
+        let refusal = FleetStateMachine.OperatorRefusal.unknownDevice(unknown)
+        #expect(throws: refusal) { try machine.operatorDisconnect(unknown, now: .zero) }
+        #expect(throws: refusal) { try machine.operatorEvict(unknown, now: .zero) }
+        #expect(throws: refusal) { try machine.operatorForget(unknown, now: .zero) }
+        #expect(throws: refusal) { try machine.operatorSetPolicy(unknown, .critical, now: .zero) }
+    }
+
+    /// What can be evicted is the machine's rule: a device with no link and no connect in flight has no slot
+    /// to free, so the operator's evict is refused and changes nothing.
+    @Test func onlyALinkedOrConnectingDeviceCanBeEvicted() throws {
+        var driver = ManualDriver(try FleetFixture.machine([a.wanted(), b.wanted()]))
+        #expect(throws: FleetStateMachine.OperatorRefusal.notLinked(a.id)) { try driver.command { try $0.operatorEvict(a.id, now: $1) } }
+        #expect(driver.phase(a) == .unknown)
+        driver.adapter()
+        let connect = try #require(driver.observe(a.object()).connects.first)
+        #expect(driver.phase(a) == .connecting)
+        let evicted = try driver.command { try $0.operatorEvict(a.id, now: $1) }
+        #expect(evicted.actions.events(.evicted).map(\.device) == [a.id], "a connect in flight can be evicted")
+        #expect(throws: FleetStateMachine.OperatorRefusal.notLinked(a.id), "an evicted device has nothing left to free") {
+            try driver.command { try $0.operatorEvict(a.id, now: $1) }
+        }
+        driver.connectFinished(connect)
+        try driver.bringUp(b)
+        #expect(try driver.command { try $0.operatorEvict(b.id, now: $1) }.actions.disconnects.map(\.device) == [b.id])
     }
 
     // MARK: Reload

@@ -5,7 +5,7 @@ import Policy
 /// (two live addresses of one identity) are reduced to one link.
 extension FleetStateMachine {
     /// A Device1 object appeared or changed. `connected`/`servicesResolved` changes drive the link lifecycle.
-    public mutating func deviceObserved(_ object: DeviceObject, now: Duration) -> [FleetAction] {
+    public mutating func deviceObserved(_ object: DeviceReport, now: Duration) -> [FleetAction] {
         guard adapters[object.adapter] != nil || uses(adapterPath: object.adapter) else { return [] }
         var actions: [FleetAction] = []
         let id: String
@@ -30,7 +30,7 @@ extension FleetStateMachine {
         }
         device.sightings[object.path] = sighting
         device.lastSeen = now
-        if device.displayName == nil { device.displayName = object.alias ?? object.name }
+        if device.displayName == nil { device.displayName = object.name }
         if device.phase == .unknown, device.isWanted {
             device.phase = .discovered
             actions.append(.log(LifecycleEvent(.discovered, "discovered \(id) at \(object.address)", device: id,
@@ -77,12 +77,12 @@ extension FleetStateMachine {
     }
 
     /// Resolves an unknown path's identity; returns the id when it is a fleet device.
-    mutating func resolve(_ object: DeviceObject, now: Duration, into actions: inout [FleetAction]) -> String? {
+    mutating func resolve(_ object: DeviceReport, now: Duration, into actions: inout [FleetAction]) -> String? {
         let observation: Observation
         do {
             observation = try Observation(bluezAddress: object.address, addressType: object.addressType,
                                           manufacturerData: object.manufacturerData, serviceData: object.serviceData,
-                                          name: object.alias ?? object.name, rssi: object.rssi.map { Int16(clamping: $0) })
+                                          name: object.name, rssi: object.rssi.map { Int16(clamping: $0) })
         } catch {
             actions.append(.log(LifecycleEvent(.malformedReply, "ignoring \(object.path): \(error)", address: object.address,
                                                reason: "bad-address", warning: true)))

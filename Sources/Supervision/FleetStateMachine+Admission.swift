@@ -128,9 +128,7 @@ extension FleetStateMachine {
         if let path { actions.append(.disconnect(device: id, path: path)) }
         victim.reconnect.evicted(now: now)
         if !linked { victim.linkPath = nil }
-        // An operator's evict of a device already being evicted for someone keeps that reservation.
-        let reserved: String? = if case .evicted = victim.phase { victim.evictedFor } else { nil }
-        victim.evictedFor = linked ? (admitting ?? reserved) : nil
+        victim.evictedFor = linked ? admitting : nil
         victim.linkUpAt = nil
         victim.connectToken = nil
         let until = now + settings.evictionHoldOff

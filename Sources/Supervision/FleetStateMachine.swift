@@ -1,4 +1,3 @@
-import FleetPlatform
 import Identity
 import Policy
 
@@ -40,7 +39,7 @@ public struct FleetStateMachine: Sendable {
     public internal(set) var evictions: [EvictionRecord] = []
     var resolver: IdentityResolver
     /// Device1 path → fleet identity id, for every path that resolved to a wanted device.
-    var owners: [String: String] = [:]
+    public internal(set) var owners: [String: String] = [:]
     var rng: SplitMix64
     var nextGeneration: UInt64 = 0
     /// While BlueZ's whole tree is being read, no connect starts: every existing link must be adopted first,

@@ -1,4 +1,4 @@
-@testable import FleetManager
+@testable import Supervision
 import Foundation
 import Policy
 import Testing
@@ -27,11 +27,11 @@ import Testing
         let bad = try #require(driver.observe(broken.object()).connects.first)
         driver.connectFinished(bad, error: FleetFixture.connectError(bad.path, "org.bluez.Error.NotSupported"))
         try driver.bringUp(released)
-        driver.command { $0.operatorDisconnect(released.id, now: $1) }
+        try driver.command { try $0.operatorDisconnect(released.id, now: $1) }
         driver.send { $0.operatorConnect(added.id, now: $1).actions }
-        driver.command { $0.operatorSetPolicy(added.id, .critical, now: $1) }
+        try driver.command { try $0.operatorSetPolicy(added.id, .critical, now: $1) }
         try driver.bringUp(evicted)
-        driver.command { $0.operatorEvict(evicted.id, now: $1) }
+        try driver.command { try $0.operatorEvict(evicted.id, now: $1) }
         return driver
     }
 

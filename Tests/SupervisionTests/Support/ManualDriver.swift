@@ -1,4 +1,5 @@
-@testable import FleetManager
+@testable import Supervision
+import Policy
 import Testing
 
 /// Plays the supervisor driver's part for state-machine tests: feeds events stamped with a manual clock,
@@ -26,11 +27,12 @@ struct ManualDriver {
         return actions
     }
 
-    /// Runs an operator command at the current time; nil when the machine does not know the device.
+    /// Runs an operator command at the current time; a refusal is rethrown and leaves nothing to track.
     @discardableResult
-    mutating func command(_ run: (inout FleetStateMachine, Duration) -> FleetStateMachine.OperatorOutcome?) -> FleetStateMachine.OperatorOutcome? {
-        let outcome = run(&machine, clock.now)
-        if let outcome { track(outcome.actions) }
+    mutating func command(_ run: (inout FleetStateMachine, Duration) throws -> FleetStateMachine.OperatorOutcome) rethrows
+        -> FleetStateMachine.OperatorOutcome {
+        let outcome = try run(&machine, clock.now)
+        track(outcome.actions)
         return outcome
     }
 
@@ -45,7 +47,7 @@ struct ManualDriver {
     }
 
     @discardableResult
-    mutating func observe(_ object: DeviceObject) -> [FleetAction] {
+    mutating func observe(_ object: DeviceReport) -> [FleetAction] {
         send { $0.deviceObserved(object, now: $1) }
     }
 

@@ -1,4 +1,5 @@
-@testable import FleetManager
+@testable import Supervision
+import Policy
 import Testing
 
 /// Signals that race a Connect in flight. Whatever the order, the adapter's one connect slot must be freed,
@@ -56,7 +57,7 @@ import Testing
 
     @Test func operatorEvictWhileConnecting() throws {
         var (driver, connect) = try connecting()
-        _ = try #require(driver.command { $0.operatorEvict(strap.id, now: $1) }?.actions)
+        _ = try driver.command { try $0.operatorEvict(strap.id, now: $1) }.actions
         // The cancelled Connect's answer comes back with the old token and is (rightly) ignored …
         driver.connectFinished(connect, error: FleetFixture.connectError(connect.path, "org.bluez.Error.Failed", "le-connection-abort-by-local"))
         // … but the adapter must not keep waiting for it.
@@ -69,7 +70,7 @@ import Testing
 
     @Test func operatorDisconnectWhileConnectingFreesTheAdapter() throws {
         var (driver, connect) = try connecting()
-        let outcome = try #require(driver.command { $0.operatorDisconnect(strap.id, now: $1) }?.actions)
+        let outcome = try driver.command { try $0.operatorDisconnect(strap.id, now: $1) }.actions
         #expect(outcome.disconnects.map(\.path) == [connect.path], "Disconnect cancels BlueZ's pending connect")
         #expect(driver.connectFinished(connect).isEmpty, "the late reply is stale")
         let free = adapterIsFree(&driver)
