@@ -1,9 +1,7 @@
-/// What BlueZ reports of one Device1 object (one address under one adapter), as the state machine takes it.
-/// The driver reads it from the BlueZ client's copy of the object, so the machine never sees a D-Bus type.
+/// What BlueZ says a Device1 object advertises: its address, name, RSSI and advertising data, as the state
+/// machine takes it. Link state is not part of it: that comes as its own `TreeChange`.
 public struct DeviceReport: Sendable, Hashable {
-    public var path: String
-    /// The adapter's object path (`/org/bluez/hci0`).
-    public var adapter: String
+    public var path: DevicePath
     public var address: String
     /// BlueZ's `AddressType`: `public` or `random`.
     public var addressType: String
@@ -14,21 +12,17 @@ public struct DeviceReport: Sendable, Hashable {
     public var manufacturerData: [UInt16: [UInt8]]
     /// Service UUID (lowercase) → bytes, as advertised.
     public var serviceData: [String: [UInt8]]
-    public var connected: Bool
-    public var servicesResolved: Bool
 
-    public init(path: String, adapter: String, address: String, addressType: String, name: String? = nil, rssi: Int? = nil,
-                manufacturerData: [UInt16: [UInt8]] = [:], serviceData: [String: [UInt8]] = [:], connected: Bool = false,
-                servicesResolved: Bool = false) {
+    public init(path: DevicePath, address: String, addressType: String, name: String? = nil, rssi: Int? = nil,
+                manufacturerData: [UInt16: [UInt8]] = [:], serviceData: [String: [UInt8]] = [:]) {
         self.path = path
-        self.adapter = adapter
         self.address = address
         self.addressType = addressType
         self.name = name
         self.rssi = rssi
         self.manufacturerData = manufacturerData
         self.serviceData = serviceData
-        self.connected = connected
-        self.servicesResolved = servicesResolved
     }
+
+    public var adapter: AdapterID { path.adapter }
 }

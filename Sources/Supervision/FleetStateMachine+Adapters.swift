@@ -6,47 +6,45 @@ extension FleetStateMachine {
     /// Failures this close before an adapter-off report are blamed on the adapter, not the device.
     static let adapterOffGrace: Duration = .seconds(2)
 
-    public mutating func adapterAppeared(path: String, powered: Bool, now: Duration) -> [FleetAction] {
-        guard uses(adapterPath: path) else { return [] }
+    mutating func adapterAppeared(_ id: AdapterID, powered: Bool, now: Duration) -> [FleetAction] {
+        guard uses(id) else { return [] }
         var actions: [FleetAction] = []
-        if adapters[path] == nil {
-            let name = String(path.split(separator: "/").last ?? "")
-            let capacity = max(1, settings.capacity[name] ?? settings.defaultCapacity)
+        if adapters[id] == nil {
+            let capacity = max(1, settings.capacity[id.name] ?? settings.defaultCapacity)
             // Capacity is validated (≥ 1) at configuration time, so this cannot fail here.
-            guard let table = try? SlotTable(adapter: name, capacity: capacity, configuration: settings.policy) else { return [] }
-            adapters[path] = AdapterSlots(path: path, powered: false, slots: table)
+            guard let table = try? SlotTable(adapter: id.name, capacity: capacity, configuration: settings.policy) else { return [] }
+            adapters[id] = AdapterSlots(id: id, powered: false, slots: table)
         }
-        if powered { actions += adapterPowered(path: path, true, now: now) }
+        if powered { actions += adapterPowered(id, true, now: now) }
         return actions
     }
 
-    public mutating func adapterPowered(path: String, _ powered: Bool, now: Duration) -> [FleetAction] {
-        guard var adapter = adapters[path], adapter.powered != powered else { return [] }
+    mutating func adapterPowered(_ id: AdapterID, _ powered: Bool, now: Duration) -> [FleetAction] {
+        guard var adapter = adapters[id], adapter.powered != powered else { return [] }
         adapter.powered = powered
         var actions: [FleetAction] = []
         if powered {
-            adapters[path] = adapter
-            actions.append(.log(LifecycleEvent(.adapterOn, "adapter \(adapter.name) is powered; resuming", adapter: adapter.name)))
-            actions.append(.startDiscovery(adapter: path))
-            for id in devices.keys.sorted() {
-                guard var device = devices[id], device.phase == .waitingForAdapter,
-                      device.sightings.values.contains(where: { $0.adapter == path }) || device.sightings.isEmpty else { continue }
+            adapters[id] = adapter
+            actions.append(.log(LifecycleEvent(.adapterOn, "adapter \(id) is powered; resuming", adapter: id)))
+            actions.append(.startDiscovery(adapter: id))
+            for deviceID in devices.keys.sorted() {
+                guard var device = devices[deviceID], device.phase == .waitingForAdapter,
+                      device.sightings.values.contains(where: { $0.adapter == id }) || device.sightings.isEmpty else { continue }
                 if let step = device.reconnect.adapterReturned(now: now, using: &rng) {
                     apply(step, to: &device, now: now, into: &actions)
                 } else {
                     device.phase = .discovered
                 }
-                devices[id] = device
+                devices[deviceID] = device
             }
         } else {
             _ = adapter.slots.adapterReset()
-            adapters[path] = adapter
-            actions.append(.log(LifecycleEvent(.adapterOff, "adapter \(adapter.name) is off; pausing its devices (no attempt burnt)",
-                                               adapter: adapter.name, warning: true)))
-            for id in devices.keys.sorted() {
-                guard var device = devices[id], device.isWanted else { continue }
-                let onThisAdapter = device.adapter.map { "/org/bluez/" + $0 == path || $0 == path } ?? false
-                    || device.sightings.values.contains(where: { $0.adapter == path })
+            adapters[id] = adapter
+            actions.append(.log(LifecycleEvent(.adapterOff, "adapter \(id) is off; pausing its devices (no attempt burnt)",
+                                               adapter: id, warning: true)))
+            for deviceID in devices.keys.sorted() {
+                guard var device = devices[deviceID], device.isWanted else { continue }
+                let onThisAdapter = device.adapter == id || device.sightings.values.contains(where: { $0.adapter == id })
                 guard onThisAdapter else { continue }
                 switch device.phase {
                 case .failed, .idle, .evicted: continue
@@ -62,22 +60,22 @@ extension FleetStateMachine {
                 device.linkUpAt = nil
                 device.linkPath = nil
                 apply(step, to: &device, now: now, into: &actions)
-                devices[id] = device
+                devices[deviceID] = device
             }
         }
         actions += pump(now: now)
         return actions
     }
 
-    public mutating func adapterRemoved(path: String, now: Duration) -> [FleetAction] {
-        var actions = adapterPowered(path: path, false, now: now)
-        adapters.removeValue(forKey: path)
-        for id in devices.keys {
-            guard var device = devices[id] else { continue }
-            device.sightings = device.sightings.filter { $0.value.adapter != path }
-            devices[id] = device
+    mutating func adapterRemoved(_ id: AdapterID, now: Duration) -> [FleetAction] {
+        var actions = adapterPowered(id, false, now: now)
+        adapters.removeValue(forKey: id)
+        for deviceID in devices.keys {
+            guard var device = devices[deviceID] else { continue }
+            device.sightings = device.sightings.filter { $0.value.adapter != id }
+            devices[deviceID] = device
         }
-        owners = owners.filter { !$0.key.hasPrefix(path + "/") }
+        owners = owners.filter { $0.key.adapter != id }
         actions += pump(now: now)
         return actions
     }

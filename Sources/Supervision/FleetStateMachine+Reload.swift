@@ -5,7 +5,7 @@ import Policy
 extension FleetStateMachine {
     /// Replaces identity rules and the configured device set. Links stay up; a configured device that is
     /// no longer listed stops being wanted (and is disconnected), a new one starts competing for a slot.
-    public mutating func reload(rules: [IdentityRule], wanted: [WantedDevice], previouslyConfigured: Set<String>,
+    public mutating func reload(rules: [IdentityRule], wanted: [WantedDevice], previouslyConfigured: Set<DeviceID>,
                                 now: Duration) throws(IdentityError) -> (actions: [FleetAction], summary: String) {
         try resolver.replaceRules(rules)
         var actions: [FleetAction] = []
