@@ -8,7 +8,8 @@ import PackageDescription
 ///   the control plane and the CLI can use it without linking libdbus or libsystemd).
 /// - FleetPlatform: owning Swift wrappers and safe APIs for D-Bus, journald and sd_notify.
 /// - Identity, Policy: pure decision libraries (no I/O, no clock reads).
-/// - FleetManager: the supervisor state machine and its actor driver.
+/// - Supervision: the supervisor's pure state machine; it imports only Identity and Policy.
+/// - FleetManager: the BlueZ client, the actor driver of the state machine, configuration and snapshot files.
 /// - BlueZSimulator: a BlueZ 5.66 look-alike on D-Bus; fleetd never imports it.
 let package = Package(
     name: "fleetd",
@@ -28,29 +29,31 @@ let package = Package(
         .target(name: "FleetPlatform", dependencies: ["FleetSystem", "CDBus", "CSystemd"]),
         .target(name: "Identity", dependencies: ["COpenSSL"]),
         .target(name: "Policy"),
-        .target(name: "FleetManager", dependencies: ["FleetSystem", "FleetPlatform", "Identity", "Policy", "FleetControl"]),
-        .target(name: "BlueZSimulator", dependencies: ["FleetPlatform"]),
+        .target(name: "Supervision", dependencies: ["Identity", "Policy"]),
+        .target(name: "FleetManager", dependencies: ["FleetSystem", "FleetPlatform", "Identity", "Policy", "Supervision", "FleetControl"]),
+        .target(name: "BlueZSimulator", dependencies: ["FleetPlatform", "Policy"]),
         .target(name: "FleetControl"),
         .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetControl", "BlueZSimulator"], path: "Tests/FleetTestKit"),
 
-        .executableTarget(name: "fleetd", dependencies: ["FleetManager", "FleetPlatform", "FleetControl"]),
+        .executableTarget(name: "fleetd", dependencies: ["FleetManager", "Supervision", "FleetPlatform", "FleetControl"]),
         .executableTarget(name: "fleetctl", dependencies: ["FleetControl"]),
         .executableTarget(name: "bluez-sim", dependencies: ["BlueZSimulator", "FleetPlatform"]),
         .executableTarget(name: "fleet-fidelity", dependencies: ["FleetTestKit", "BlueZSimulator"]),
 
         .executableTarget(name: "DBusBench", dependencies: ["FleetPlatform", "FleetTestKit", "CDBus"], path: "Benchmarks/DBusBench"),
-        .executableTarget(name: "IdentityBench", dependencies: ["Identity", "COpenSSL", "FleetPlatform"], path: "Benchmarks/IdentityBench"),
-        .executableTarget(name: "PolicyBench", dependencies: ["Policy", "FleetPlatform"], path: "Benchmarks/PolicyBench"),
-        .executableTarget(name: "FleetBench", dependencies: ["FleetManager", "FleetControl", "FleetPlatform", "FleetTestKit", "Identity"], path: "Benchmarks/FleetBench"),
+        .executableTarget(name: "IdentityBench", dependencies: ["Identity", "COpenSSL", "Policy"], path: "Benchmarks/IdentityBench"),
+        .executableTarget(name: "PolicyBench", dependencies: ["Policy"], path: "Benchmarks/PolicyBench"),
+        .executableTarget(name: "FleetBench", dependencies: ["FleetManager", "Supervision", "FleetControl", "FleetPlatform", "FleetTestKit", "Identity"], path: "Benchmarks/FleetBench"),
         .executableTarget(name: "ControlBench", dependencies: ["FleetControl"], path: "Benchmarks/ControlBench"),
         .executableTarget(name: "SimulatorBench", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"], path: "Benchmarks/SimulatorBench"),
 
         .testTarget(name: "FleetSystemTests", dependencies: ["FleetSystem"]),
         .testTarget(name: "FleetPlatformTests", dependencies: ["FleetPlatform", "FleetSystem", "FleetTestKit"]),
-        .testTarget(name: "IdentityTests", dependencies: ["Identity", "FleetPlatform"]),
-        .testTarget(name: "PolicyTests", dependencies: ["Policy", "FleetPlatform"]),
-        .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "FleetSystem", "FleetTestKit", "FleetControl", "Identity", "Policy"]),
-        .testTarget(name: "FleetControlTests", dependencies: ["FleetControl", "FleetPlatform"]),
+        .testTarget(name: "IdentityTests", dependencies: ["Identity", "Policy"]),
+        .testTarget(name: "PolicyTests", dependencies: ["Policy"]),
+        .testTarget(name: "SupervisionTests", dependencies: ["Supervision", "Identity", "Policy"]),
+        .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "Supervision", "FleetSystem", "FleetTestKit", "FleetControl", "Identity", "Policy"]),
+        .testTarget(name: "FleetControlTests", dependencies: ["FleetControl", "FleetPlatform", "Policy"]),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"]),
         .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetControl", "FleetPlatform", "BlueZSimulator"]),
     ],

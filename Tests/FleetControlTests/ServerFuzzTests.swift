@@ -1,4 +1,4 @@
-import FleetPlatform
+import Policy
 import FleetControl
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import FleetPlatform
+import Policy
 import FleetControl
 import FleetTestKit
 import Foundation

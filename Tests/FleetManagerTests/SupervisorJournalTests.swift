@@ -2,6 +2,7 @@ import FleetControl
 import FleetManager
 import FleetTestKit
 import Foundation
+import Supervision
 import Testing
 
 /// fleetd's lifecycle events in a real journald, with their MESSAGE_IDs and FLEET_* fields.

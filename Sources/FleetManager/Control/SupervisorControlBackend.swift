@@ -1,5 +1,6 @@
 import FleetControl
 import Foundation
+import Supervision
 
 /// fleetctl's API (`FleetControlBackend`) answered by the running supervisor.
 public struct SupervisorControlBackend: FleetControlBackend {
@@ -44,8 +45,8 @@ public struct SupervisorControlBackend: FleetControlBackend {
     }
 
     public func watch(_ reference: String?) async throws -> AsyncStream<WatchEvent> {
-        var device: String?
-        if let reference { device = try await supervisor.showDevice(reference).device.id }
+        var device: DeviceID?
+        if let reference { device = DeviceID(try await supervisor.showDevice(reference).device.id) }
         let entries = supervisor.feed.subscribe(device: device)
         let (stream, continuation) = AsyncStream<WatchEvent>.makeStream(bufferingPolicy: .bufferingNewest(4096))
         let task = Task {
@@ -56,7 +57,7 @@ public struct SupervisorControlBackend: FleetControlBackend {
                 case .notification(let characteristic, let value): kind = .notification(characteristic: characteristic, value: value)
                 case .reconnected: kind = .lifecycle(state: "reconnected")
                 }
-                continuation.yield(WatchEvent(sequence: Int(entry.sequence), time: entry.time, device: entry.device, kind: kind, text: entry.text))
+                continuation.yield(WatchEvent(sequence: Int(entry.sequence), time: entry.time, device: entry.device.rawValue, kind: kind, text: entry.text))
             }
             continuation.finish()
         }

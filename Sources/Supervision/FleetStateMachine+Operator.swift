@@ -9,12 +9,26 @@ extension FleetStateMachine {
         public var eviction: String?
     }
 
+    /// Why the machine refused an operator's command; nothing changed.
+    public enum OperatorRefusal: Error, Sendable, Hashable, CustomStringConvertible {
+        /// No device with this identity id is known.
+        case unknownDevice(DeviceID)
+        /// Only a device with a link (or a connect in flight) can be evicted: there is no slot to free.
+        case notLinked(DeviceID)
+
+        public var description: String {
+            switch self {
+            case .unknownDevice(let id): "no device \(id)"
+            case .notLinked(let id): "\(id) has no link to evict"
+            }
+        }
+    }
+
     /// Want the device now: it competes for a slot at once (and may evict, which the outcome says).
-    public mutating func operatorConnect(_ id: String, now: Duration) -> OperatorOutcome {
+    public mutating func operatorConnect(_ id: DeviceID, now: Duration) -> OperatorOutcome {
         var actions: [FleetAction] = []
         if devices[id] == nil {
             devices[id] = FleetDevice(wanted: WantedDevice(id: id), isWanted: true, configuration: settings.policy)
-            for (path, entry) in registryPaths(for: id) { owners[path] = entry }
         }
         guard var device = devices[id] else { return OperatorOutcome(actions: [], message: "unknown device", eviction: nil) }
         device.isWanted = true
@@ -37,17 +51,15 @@ extension FleetStateMachine {
     }
 
     /// Drop the link and stop wanting the device until the next Connect.
-    public mutating func operatorDisconnect(_ id: String, now: Duration) -> OperatorOutcome? {
-        guard var device = devices[id] else { return nil }
+    public mutating func operatorDisconnect(_ id: DeviceID, now: Duration) throws(OperatorRefusal) -> OperatorOutcome {
+        guard var device = devices[id] else { throw .unknownDevice(id) }
         var actions: [FleetAction] = []
         device.isWanted = false
         clearTimer(&device, into: &actions)
         if let path = device.linkPath {
             actions.append(.disconnect(device: id, path: path))
-            if let adapterPath = device.sightings[path]?.adapter ?? adapterOf(path) {
-                _ = adapters[adapterPath]?.slots.linkDown(device: id)
-                adapters[adapterPath]?.slots.connectFinished(device: id)
-            }
+            _ = adapters[path.adapter]?.slots.linkDown(device: id.rawValue)
+            adapters[path.adapter]?.slots.connectFinished(device: id.rawValue)
         }
         device.linkPath = nil
         device.connectToken = nil
@@ -58,45 +70,41 @@ extension FleetStateMachine {
     }
 
     /// Free the slot now but keep wanting the device after a hold-off.
-    public mutating func operatorEvict(_ id: String, now: Duration) -> OperatorOutcome? {
-        guard devices[id] != nil else { return nil }
+    public mutating func operatorEvict(_ id: DeviceID, now: Duration) throws(OperatorRefusal) -> OperatorOutcome {
+        guard let device = devices[id] else { throw .unknownDevice(id) }
+        guard device.phase.hasLink || device.phase == .connecting else { throw .notLinked(id) }
         let reason = AdmissionReason(.evictLowerClass, "evicted \(id) by operator request; it may reconnect after \(settings.evictionHoldOff)")
         let actions = evict(victim: id, admitting: nil, reason: reason, now: now)
         return OperatorOutcome(actions: actions + pump(now: now), message: reason.message, eviction: reason.message)
     }
 
     /// Stop tracking the device entirely: disconnect, drop it from the registry and the snapshot.
-    public mutating func operatorForget(_ id: String, now: Duration) -> OperatorOutcome? {
-        guard let device = devices.removeValue(forKey: id) else { return nil }
+    public mutating func operatorForget(_ id: DeviceID, now: Duration) throws(OperatorRefusal) -> OperatorOutcome {
+        guard let device = devices.removeValue(forKey: id) else { throw .unknownDevice(id) }
         var actions: [FleetAction] = []
         if let timer = device.timer { actions.append(.cancel(timer)) }
         if let path = device.linkPath {
             actions.append(.disconnect(device: id, path: path))
-            if let adapterPath = device.sightings[path]?.adapter ?? adapterOf(path) {
-                _ = adapters[adapterPath]?.slots.linkDown(device: id)
-                adapters[adapterPath]?.slots.connectFinished(device: id)
-            }
+            _ = adapters[path.adapter]?.slots.linkDown(device: id.rawValue)
+            adapters[path.adapter]?.slots.connectFinished(device: id.rawValue)
         }
         owners = owners.filter { $0.value != id }
-        registry.remove(stableID: id)
+        registry.remove(stableID: id.rawValue)
         actions.append(.persist)
         return OperatorOutcome(actions: actions + pump(now: now), message: "forgot \(id)", eviction: nil)
     }
 
-    public mutating func operatorSetPolicy(_ id: String, _ policyClass: PolicyClass, now: Duration) -> OperatorOutcome? {
-        guard var device = devices[id] else { return nil }
+    public mutating func operatorSetPolicy(_ id: DeviceID, _ policyClass: PolicyClass, now: Duration) throws(OperatorRefusal) -> OperatorOutcome {
+        guard var device = devices[id] else { throw .unknownDevice(id) }
         device.wanted.policyClass = policyClass
         device.reconnect = ReconnectState(policyClass: policyClass, configuration: settings.policy)
         devices[id] = device
-        for (path, adapter) in adapters where device.linkPath.map({ device.sightings[$0]?.adapter == path }) ?? false {
-            var slots = adapter.slots
-            if slots.linkDown(device: id) != nil {
-                slots.linkUp(device: id, policyClass: policyClass, rssi: device.rssi, now: device.linkUpAt ?? now)
+        if let path = device.linkPath, device.sightings[path] != nil, var slots = adapters[path.adapter]?.slots {
+            if slots.linkDown(device: id.rawValue) != nil {
+                slots.linkUp(device: id.rawValue, policyClass: policyClass, rssi: device.rssi, now: device.linkUpAt ?? now)
             }
-            adapters[path]?.slots = slots
+            adapters[path.adapter]?.slots = slots
         }
         return OperatorOutcome(actions: [.persist] + pump(now: now), message: "\(id) is now \(policyClass)", eviction: nil)
     }
-
-    func registryPaths(for id: String) -> [(String, String)] { [] }
 }

@@ -1,5 +1,5 @@
-/// SplitMix64: a small, fast, seedable generator. The state machine, the simulator, tests and benchmarks
-/// all take their reproducible randomness from it.
+/// SplitMix64: a small, fast, seedable generator. Backoff jitter, the state machine, the simulator, tests and
+/// benchmarks all take their reproducible randomness from it.
 public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     private var state: UInt64
     public init(seed: UInt64) { state = seed }

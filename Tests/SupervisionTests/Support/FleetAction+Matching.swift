@@ -1,17 +1,17 @@
-@testable import FleetManager
+@testable import Supervision
 
 /// Pattern-matching helpers over a batch of actions, so each test reads as "which connects, which timers".
 struct ConnectRequest: Hashable {
-    var device: String
-    var path: String
-    var adapter: String
+    var device: DeviceID
+    var path: DevicePath
+    var adapter: AdapterID
     var timeout: Duration
     var token: UInt64
 }
 
 struct SetUpRequest: Hashable {
-    var device: String
-    var path: String
+    var device: DeviceID
+    var path: DevicePath
     var subscribe: [String]
     var read: [String]
     var token: UInt64
@@ -46,21 +46,21 @@ extension Array where Element == FleetAction {
         }
     }
 
-    var disconnects: [(device: String, path: String)] {
+    var disconnects: [(device: DeviceID, path: DevicePath)] {
         compactMap {
             guard case let .disconnect(device, path) = $0 else { return nil }
             return (device, path)
         }
     }
 
-    var removals: [(device: String, adapter: String, path: String)] {
+    var removals: [(device: DeviceID, adapter: AdapterID, path: DevicePath)] {
         compactMap {
             guard case let .removeDevice(device, adapter, path) = $0 else { return nil }
             return (device, adapter, path)
         }
     }
 
-    var discoveryStarts: [String] {
+    var discoveryStarts: [AdapterID] {
         compactMap {
             guard case let .startDiscovery(adapter) = $0 else { return nil }
             return adapter

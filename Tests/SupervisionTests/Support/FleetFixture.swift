@@ -1,12 +1,12 @@
-@testable import FleetManager
+@testable import Supervision
 import Identity
 import Policy
 
 /// The test fleet's fixed facts: adapter paths, characteristic UUIDs, the identity rule (company 0x0059,
 /// serial in payload bytes 2..<8) and machines built from them.
 enum FleetFixture {
-    static let hci0 = "/org/bluez/hci0"
-    static let hci1 = "/org/bluez/hci1"
+    static let hci0 = AdapterID(name: "hci0")
+    static let hci1 = AdapterID(name: "hci1")
     static let heartRate = "00002a37-0000-1000-8000-00805f9b34fb"
     static let battery = "00002a19-0000-1000-8000-00805f9b34fb"
     static let company: UInt16 = 0x0059
@@ -34,17 +34,17 @@ enum FleetFixture {
     }
 
     /// A Connect error reply as BlueZ 5.66 sends it.
-    static func connectError(_ path: String, _ name: String, _ message: String = "") -> BlueZError {
-        BlueZError(operation: "Connect", path: path, name: name, message: message)
+    static func connectError(_ path: DevicePath, _ name: String, _ message: String = "") -> BlueZError {
+        BlueZError(operation: "Connect", path: path.rawValue, name: name, message: message)
     }
 
-    static func abortByLocal(_ path: String) -> BlueZError {
+    static func abortByLocal(_ path: DevicePath) -> BlueZError {
         connectError(path, "org.bluez.Error.Failed", "le-connection-abort-by-local")
     }
 
     /// No reply within the connect timeout (the driver's bounded call gave up).
-    static func connectTimeout(_ path: String) -> BlueZError {
-        BlueZError(operation: "Connect", path: path, name: "org.freedesktop.DBus.Error.NoReply", message: "timed out", timedOut: true)
+    static func connectTimeout(_ path: DevicePath) -> BlueZError {
+        BlueZError(operation: "Connect", path: path.rawValue, name: "org.freedesktop.DBus.Error.NoReply", message: "timed out", timedOut: true)
     }
 }
 
@@ -61,9 +61,9 @@ struct Peripheral: Sendable {
     }
 
     /// The fleet identity id the machine must give it.
-    var id: String {
-        guard let key = IdentityKey(serial) else { return "invalid-serial" }
-        return FleetIdentity.manufacturer(companyID: FleetFixture.company, key: key).stableID
+    var id: DeviceID {
+        guard let key = IdentityKey(serial) else { return DeviceID("invalid-serial") }
+        return DeviceID(FleetIdentity.manufacturer(companyID: FleetFixture.company, key: key).stableID)
     }
 
     func wanted(_ policyClass: PolicyClass = .normal, subscribe: [String] = [FleetFixture.heartRate],
@@ -81,17 +81,14 @@ struct Peripheral: Sendable {
     }
 
     /// BlueZ's object path for `address` under `adapter`.
-    func path(_ rotation: UInt8 = 0, adapter: String = FleetFixture.hci0) -> String {
-        adapter + "/dev_" + address(rotation).replacingColons()
+    func path(_ rotation: UInt8 = 0, adapter: AdapterID = FleetFixture.hci0) -> DevicePath {
+        DevicePath("/org/bluez/\(adapter.name)/dev_" + address(rotation).replacingColons(), adapter: adapter)
     }
 
-    /// The Device1 object BlueZ reports for this peripheral at one of its addresses.
-    func object(_ rotation: UInt8 = 0, adapter: String = FleetFixture.hci0, rssi: Int? = -60,
-                connected: Bool = false, servicesResolved: Bool = false) -> DeviceObject {
-        DeviceObject(path: path(rotation, adapter: adapter), adapter: adapter, address: address(rotation), addressType: "random",
-                     name: name, alias: name, rssi: rssi, manufacturerData: [FleetFixture.company: serial], serviceData: [:],
-                     uuids: ["0000180d-0000-1000-8000-00805f9b34fb"], connected: connected, servicesResolved: servicesResolved,
-                     paired: false, bonded: false)
+    /// What BlueZ reports of this peripheral's Device1 object at one of its addresses.
+    func object(_ rotation: UInt8 = 0, adapter: AdapterID = FleetFixture.hci0, rssi: Int? = -60) -> DeviceReport {
+        DeviceReport(path: path(rotation, adapter: adapter), address: address(rotation), addressType: "random",
+                     name: name, rssi: rssi, manufacturerData: [FleetFixture.company: serial])
     }
 }
 

@@ -24,9 +24,7 @@ extension FleetStateMachine {
         case .disconnectDeadline:
             if device.phase == .disconnecting, let path = device.linkPath {
                 // BlueZ never confirmed the disconnect: write the link off and clear the object's state.
-                if let adapter = device.sightings[path]?.adapter ?? adapterOf(path) {
-                    actions.append(.removeDevice(device: device.id, adapter: adapter, path: path))
-                }
+                actions.append(.removeDevice(device: device.id, adapter: path.adapter, path: path))
                 actions += linkLost(&device, now: now, failure: nil)
             }
         }

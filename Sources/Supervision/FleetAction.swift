@@ -15,7 +15,7 @@ public struct TimerID: Sendable, Hashable, CustomStringConvertible {
         case disconnectDeadline
     }
 
-    public var device: String
+    public var device: DeviceID
     public var purpose: Purpose
     public var generation: UInt64
 
@@ -26,16 +26,16 @@ public struct TimerID: Sendable, Hashable, CustomStringConvertible {
 /// outcome back as an event.
 public enum FleetAction: Sendable, Hashable {
     /// Device1.Connect on `path`, bounded by `timeout`; report `connectFinished(device:token:…)`.
-    case connect(device: String, path: String, adapter: String, timeout: Duration, token: UInt64)
-    case disconnect(device: String, path: String)
+    case connect(device: DeviceID, path: DevicePath, adapter: AdapterID, timeout: Duration, token: UInt64)
+    case disconnect(device: DeviceID, path: DevicePath)
     /// Adapter1.RemoveDevice, to clear state BlueZ is stuck in.
-    case removeDevice(device: String, adapter: String, path: String)
+    case removeDevice(device: DeviceID, adapter: AdapterID, path: DevicePath)
     /// Discover the characteristics under `path`, read `read`, StartNotify `subscribe`; report `setUpFinished`.
-    case setUp(device: String, path: String, subscribe: [String], read: [String], token: UInt64)
+    case setUp(device: DeviceID, path: DevicePath, subscribe: [String], read: [String], token: UInt64)
     case schedule(TimerID, after: Duration)
     case cancel(TimerID)
     /// Start (or restart) discovery with fleetd's filter on this adapter.
-    case startDiscovery(adapter: String)
+    case startDiscovery(adapter: AdapterID)
     /// The desired state changed: write the snapshot (the driver coalesces bursts).
     case persist
     case log(LifecycleEvent)

@@ -1,4 +1,4 @@
-@testable import FleetManager
+@testable import Supervision
 import Foundation
 import Policy
 import Testing
@@ -18,20 +18,20 @@ import Testing
         var driver = ManualDriver(try FleetFixture.machine(configured, settings: FleetFixture.settings(capacity: 10)))
         driver.adapter()
         try driver.bringUp(ready)
-        var connect = try #require(driver.observe(flaky.object()).connects.first)
+        var connect = try #require(driver.see(flaky.object()).connects.first)
         for _ in 1...3 {
             driver.connectFinished(connect, error: FleetFixture.abortByLocal(connect.path))
             connect = try #require(driver.advance(by: .seconds(8)).connects.first)
         }
         driver.connectFinished(connect, error: FleetFixture.abortByLocal(connect.path))
-        let bad = try #require(driver.observe(broken.object()).connects.first)
+        let bad = try #require(driver.see(broken.object()).connects.first)
         driver.connectFinished(bad, error: FleetFixture.connectError(bad.path, "org.bluez.Error.NotSupported"))
         try driver.bringUp(released)
-        driver.command { $0.operatorDisconnect(released.id, now: $1) }
+        try driver.command { try $0.operatorDisconnect(released.id, now: $1) }
         driver.send { $0.operatorConnect(added.id, now: $1).actions }
-        driver.command { $0.operatorSetPolicy(added.id, .critical, now: $1) }
+        try driver.command { try $0.operatorSetPolicy(added.id, .critical, now: $1) }
         try driver.bringUp(evicted)
-        driver.command { $0.operatorEvict(evicted.id, now: $1) }
+        try driver.command { try $0.operatorEvict(evicted.id, now: $1) }
         return driver
     }
 
@@ -53,7 +53,7 @@ import Testing
         #expect(byID[ready.id]?.wanted.subscribe == [FleetFixture.heartRate])
         #expect(byID[ready.id]?.lastAddresses == [ready.address()])
         #expect(snapshot.evictions.map(\.victim) == [evicted.id])
-        #expect(snapshot.registry[ready.id]?.lastAddresses.map(\.description) == [ready.address()])
+        #expect(snapshot.registry[ready.id.rawValue]?.lastAddresses.map(\.description) == [ready.address()])
     }
 
     @Test func restoreGivesBackTheSameDesiredState() throws {
@@ -81,11 +81,11 @@ import Testing
         driver.machine.restore(before)
         driver.adapter()
         // After a SIGKILL the links are still up in BlueZ.
-        let readyAgain = driver.observe(ready.object(connected: true, servicesResolved: true))
+        let readyAgain = driver.appear(ready.object(), .resolved)
         #expect(readyAgain.connects.isEmpty)
         #expect(readyAgain.setUps.map(\.subscribe) == [[FleetFixture.heartRate]], "re-subscribes after a restart")
-        let releasedLink = driver.observe(released.object())
+        let releasedLink = driver.see(released.object())
         #expect(releasedLink.connects.isEmpty, "a device the operator released stays released after a restart")
-        #expect(driver.observe(added.object()).connects.map(\.device) == [added.id], "an operator-added device comes back")
+        #expect(driver.see(added.object()).connects.map(\.device) == [added.id], "an operator-added device comes back")
     }
 }

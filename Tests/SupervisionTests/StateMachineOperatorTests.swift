@@ -1,4 +1,4 @@
-@testable import FleetManager
+@testable import Supervision
 import Identity
 import Policy
 import Testing
@@ -11,18 +11,18 @@ import Testing
         let extra = Peripheral(9)
         var driver = ManualDriver(try FleetFixture.machine([a.wanted()]))
         driver.adapter()
-        #expect(driver.observe(extra.object()).isEmpty, "not wanted yet")
+        #expect(driver.see(extra.object()).isEmpty, "not wanted yet")
         let outcome = driver.machine.operatorConnect(extra.id, now: driver.now)
         #expect(outcome.actions.persists == 1)
         #expect(driver.machine.devices[extra.id]?.isWanted == true)
         #expect(driver.machine.counts.wanted == 2)
-        #expect(driver.observe(extra.object()).connects.map(\.device) == [extra.id])
+        #expect(driver.see(extra.object()).connects.map(\.device) == [extra.id])
     }
 
     @Test func connectRetriesAGivenUpDeviceAtOnce() throws {
         var driver = ManualDriver(try FleetFixture.machine([a.wanted()]))
         driver.adapter()
-        let connect = try #require(driver.observe(a.object()).connects.first)
+        let connect = try #require(driver.see(a.object()).connects.first)
         driver.connectFinished(connect, error: FleetFixture.connectError(connect.path, "org.bluez.Error.NotSupported"))
         guard case .failed = driver.phase(a) else {
             Issue.record("expected failed")
@@ -48,43 +48,43 @@ import Testing
         var driver = ManualDriver(try FleetFixture.machine([a.wanted(), b.wanted()], settings: FleetFixture.settings(capacity: 1)))
         driver.adapter()
         let path = try driver.bringUp(a)
-        driver.observe(b.object())
-        let outcome = try #require(driver.command { $0.operatorDisconnect(a.id, now: $1) }?.actions)
+        driver.see(b.object())
+        let outcome = try driver.command { try $0.operatorDisconnect(a.id, now: $1) }.actions
         #expect(outcome.disconnects.map(\.path) == [path])
         #expect(outcome.persists == 1)
         #expect(outcome.connects.map(\.device) == [b.id], "the freed slot goes to the waiting device")
         #expect(driver.phase(a) == .idle)
         #expect(driver.machine.devices[a.id]?.isWanted == false)
-        let down = driver.observe(a.object(connected: false))
+        let down = driver.linkDown(a.object())
         #expect(down.scheduled.isEmpty, "no reconnect for a device the operator released")
         driver.advance(by: .seconds(600))
-        #expect(driver.observe(a.object()).connects.isEmpty)
+        #expect(driver.see(a.object()).connects.isEmpty)
         #expect(driver.machine.counts.wanted == 1)
     }
 
     @Test func forgetRemovesTheDeviceAndItsIdentity() throws {
         var driver = ManualDriver(try FleetFixture.machine([a.wanted()]))
         driver.adapter()
-        let connect = try #require(driver.observe(a.object()).connects.first)
+        let connect = try #require(driver.see(a.object()).connects.first)
         driver.connectFinished(connect, error: FleetFixture.abortByLocal(connect.path))
         let retry = try #require(driver.timer(a.id, .retry))
-        #expect(driver.machine.registry[a.id] != nil)
+        #expect(driver.machine.registry[a.id.rawValue] != nil)
 
-        let outcome = try #require(driver.command { $0.operatorForget(a.id, now: $1) }?.actions)
+        let outcome = try driver.command { try $0.operatorForget(a.id, now: $1) }.actions
         #expect(outcome.cancelled == [retry])
         #expect(outcome.persists == 1)
         #expect(driver.machine.devices[a.id] == nil)
-        #expect(driver.machine.registry[a.id] == nil)
+        #expect(driver.machine.registry[a.id.rawValue] == nil)
         #expect(driver.machine.snapshot.devices.isEmpty)
         #expect(driver.send { $0.timerFired(retry, now: $1) }.isEmpty)
-        #expect(driver.observe(a.object()).isEmpty, "a forgotten device is a stranger again")
+        #expect(driver.see(a.object()).isEmpty, "a forgotten device is a stranger again")
     }
 
     @Test func forgetDisconnectsALinkedDevice() throws {
         var driver = ManualDriver(try FleetFixture.machine([a.wanted()]))
         driver.adapter()
         let path = try driver.bringUp(a)
-        let outcome = try #require(driver.command { $0.operatorForget(a.id, now: $1) }?.actions)
+        let outcome = try driver.command { try $0.operatorForget(a.id, now: $1) }.actions
         #expect(outcome.disconnects.map(\.path) == [path])
         #expect(driver.machine.adapters[FleetFixture.hci0]?.slots.links.isEmpty == true)
     }
@@ -94,25 +94,46 @@ import Testing
         var driver = ManualDriver(try FleetFixture.machine([a.wanted(), c.wanted(.critical)], settings: FleetFixture.settings(capacity: 1)))
         driver.adapter()
         try driver.bringUp(a)
-        let outcome = try #require(driver.command { $0.operatorSetPolicy(a.id, .critical, now: $1) }?.actions)
+        let outcome = try driver.command { try $0.operatorSetPolicy(a.id, .critical, now: $1) }.actions
         #expect(outcome.persists == 1)
         #expect(driver.machine.devices[a.id]?.policyClass == .critical)
-        #expect(driver.machine.adapters[FleetFixture.hci0]?.slots.links[a.id]?.policyClass == .critical)
+        #expect(driver.machine.adapters[FleetFixture.hci0]?.slots.links[a.id.rawValue]?.policyClass == .critical)
         driver.clock.advance(by: .seconds(120))
-        #expect(driver.observe(c.object()).disconnects.isEmpty, "a critical link is not evicted for another critical device")
+        #expect(driver.see(c.object()).disconnects.isEmpty, "a critical link is not evicted for another critical device")
 
         // Demoted, it is evicted for the waiting critical device at once.
-        let demoted = try #require(driver.command { $0.operatorSetPolicy(a.id, .opportunistic, now: $1) }?.actions)
+        let demoted = try driver.command { try $0.operatorSetPolicy(a.id, .opportunistic, now: $1) }.actions
         #expect(demoted.events(.evicted).map(\.device) == [a.id])
-        #expect(driver.observe(a.object(connected: false)).connects.map(\.device) == [c.id])
+        #expect(driver.linkDown(a.object()).connects.map(\.device) == [c.id])
     }
 
     @Test func commandsOnUnknownDevicesSayNoSuchDevice() throws {
         var machine = try FleetFixture.machine([a.wanted()])
-        #expect(machine.operatorDisconnect("mfr-0059-000000000000", now: .zero) == nil)
-        #expect(machine.operatorEvict("mfr-0059-000000000000", now: .zero) == nil)
-        #expect(machine.operatorForget("mfr-0059-000000000000", now: .zero) == nil)
-        #expect(machine.operatorSetPolicy("mfr-0059-000000000000", .critical, now: .zero) == nil)
+        let unknown = DeviceID("mfr-0059-000000000000")
+        let refusal = FleetStateMachine.OperatorRefusal.unknownDevice(unknown)
+        #expect(throws: refusal) { try machine.operatorDisconnect(unknown, now: .zero) }
+        #expect(throws: refusal) { try machine.operatorEvict(unknown, now: .zero) }
+        #expect(throws: refusal) { try machine.operatorForget(unknown, now: .zero) }
+        #expect(throws: refusal) { try machine.operatorSetPolicy(unknown, .critical, now: .zero) }
+    }
+
+    /// What can be evicted is the machine's rule: a device with no link and no connect in flight has no slot
+    /// to free, so the operator's evict is refused and changes nothing.
+    @Test func onlyALinkedOrConnectingDeviceCanBeEvicted() throws {
+        var driver = ManualDriver(try FleetFixture.machine([a.wanted(), b.wanted()]))
+        #expect(throws: FleetStateMachine.OperatorRefusal.notLinked(a.id)) { try driver.command { try $0.operatorEvict(a.id, now: $1) } }
+        #expect(driver.phase(a) == .unknown)
+        driver.adapter()
+        let connect = try #require(driver.see(a.object()).connects.first)
+        #expect(driver.phase(a) == .connecting)
+        let evicted = try driver.command { try $0.operatorEvict(a.id, now: $1) }
+        #expect(evicted.actions.events(.evicted).map(\.device) == [a.id], "a connect in flight can be evicted")
+        #expect(throws: FleetStateMachine.OperatorRefusal.notLinked(a.id), "an evicted device has nothing left to free") {
+            try driver.command { try $0.operatorEvict(a.id, now: $1) }
+        }
+        driver.connectFinished(connect)
+        try driver.bringUp(b)
+        #expect(try driver.command { try $0.operatorEvict(b.id, now: $1) }.actions.disconnects.map(\.device) == [b.id])
     }
 
     // MARK: Reload
@@ -120,13 +141,13 @@ import Testing
     @Test func reloadAddsAWantedDevice() throws {
         var driver = ManualDriver(try FleetFixture.machine([a.wanted()]))
         driver.adapter()
-        #expect(driver.observe(b.object()).connects.isEmpty)
+        #expect(driver.see(b.object()).connects.isEmpty)
         let (actions, summary) = try driver.machine.reload(rules: FleetFixture.rules(), wanted: [a.wanted(), b.wanted()],
                                                            previouslyConfigured: [a.id], now: driver.now)
         #expect(actions.persists == 1)
         #expect(summary.contains("1 added"))
         #expect(driver.phase(b) == .unknown)
-        #expect(driver.observe(b.object()).connects.map(\.device) == [b.id])
+        #expect(driver.see(b.object()).connects.map(\.device) == [b.id])
     }
 
     @Test func reloadRemovesADeviceAndDisconnectsIt() throws {
@@ -139,7 +160,7 @@ import Testing
         #expect(summary.contains("1 no longer configured"))
         #expect(driver.phase(a) == .idle)
         #expect(driver.machine.devices[a.id]?.isWanted == false)
-        #expect(driver.observe(a.object(connected: false)).scheduled.isEmpty)
+        #expect(driver.linkDown(a.object()).scheduled.isEmpty)
     }
 
     @Test func reloadedSubscriptionsApplyOnTheNextConnect() throws {
@@ -150,11 +171,11 @@ import Testing
         let (_, summary) = try driver.machine.reload(rules: FleetFixture.rules(), wanted: [changed], previouslyConfigured: [a.id], now: driver.now)
         #expect(summary.contains("1 changed"))
         #expect(driver.phase(a) == .ready, "links stay up across a reload")
-        let delay = try #require(driver.observe(a.object(connected: false)).scheduled.first?.after)
+        let delay = try #require(driver.linkDown(a.object()).scheduled.first?.after)
         let connect = try #require(driver.advance(by: delay).connects.first)
-        driver.observe(a.object(connected: true))
+        driver.linkUp(a.object())
         driver.connectFinished(connect)
-        let setUp = try #require(driver.observe(a.object(connected: true, servicesResolved: true)).setUps.first)
+        let setUp = try #require(driver.resolved(a.object()).setUps.first)
         #expect(setUp.subscribe == changed.subscribe)
         #expect(setUp.read.isEmpty)
     }
@@ -169,6 +190,6 @@ import Testing
         }
         #expect(driver.machine.devices[a.id]?.isWanted == true)
         driver.adapter()
-        #expect(driver.observe(a.object()).connects.count == 1, "the old rules still resolve the device")
+        #expect(driver.see(a.object()).connects.count == 1, "the old rules still resolve the device")
     }
 }

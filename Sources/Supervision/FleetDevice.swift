@@ -2,7 +2,7 @@ import Policy
 
 /// A device the operator wants kept connected, named by its stable identity id (e.g. `mfr-0059-0a1b2c3d4e5f`).
 public struct WantedDevice: Sendable, Hashable, Codable {
-    public var id: String
+    public var id: DeviceID
     public var name: String?
     public var policyClass: PolicyClass
     /// Characteristic UUIDs (lowercase, 128-bit) to subscribe to on every connect.
@@ -10,7 +10,7 @@ public struct WantedDevice: Sendable, Hashable, Codable {
     /// Characteristic UUIDs to read once on every connect.
     public var readOnConnect: [String]
 
-    public init(id: String, name: String? = nil, policyClass: PolicyClass = .normal, subscribe: [String] = [], readOnConnect: [String] = []) {
+    public init(id: DeviceID, name: String? = nil, policyClass: PolicyClass = .normal, subscribe: [String] = [], readOnConnect: [String] = []) {
         self.id = id
         self.name = name
         self.policyClass = policyClass
@@ -72,27 +72,28 @@ public enum DevicePhase: Sendable, Hashable, CustomStringConvertible {
 
 /// One Device1 object (an address under an adapter) that resolved to a fleet device.
 public struct Sighting: Sendable, Hashable {
-    public var path: String
-    public var adapter: String
+    public var path: DevicePath
     public var address: String
     public var addressType: String
     public var rssi: Int?
     public var lastSeen: Duration
     public var connected: Bool
     public var servicesResolved: Bool
+
+    public var adapter: AdapterID { path.adapter }
 }
 
 /// The supervisor's view of one fleet device.
 public struct FleetDevice: Sendable {
-    public let id: String
+    public let id: DeviceID
     public var wanted: WantedDevice
     public var displayName: String?
     public var isWanted: Bool
     public var phase: DevicePhase = .unknown
     /// Every live Device1 object of this identity, by path (rotating addresses and duplicates fold here).
-    public var sightings: [String: Sighting] = [:]
+    public var sightings: [DevicePath: Sighting] = [:]
     /// The Device1 path of the link (or connect attempt).
-    public var linkPath: String?
+    public var linkPath: DevicePath?
     public var reconnect: ReconnectState
     /// Connect attempts since the last stable link.
     public var attempt: Int = 0
@@ -112,10 +113,10 @@ public struct FleetDevice: Sendable {
     /// taken back so that an adapter outage never burns attempts.
     public var beforeLastFailure: (state: ReconnectState, at: Duration)?
     /// Stale-twin paths already asked to disconnect, so each is asked once.
-    public var twinDisconnects: Set<String> = []
+    public var twinDisconnects: Set<DevicePath> = []
     /// While evicted and still linked: the device whose admission this eviction makes room for, which must
     /// not evict a second victim on another adapter meanwhile.
-    public var evictedFor: String?
+    public var evictedFor: DeviceID?
 
     init(wanted: WantedDevice, isWanted: Bool, configuration: PolicyConfiguration) {
         id = wanted.id
@@ -126,10 +127,8 @@ public struct FleetDevice: Sendable {
     }
 
     public var policyClass: PolicyClass { wanted.policyClass }
-    /// The D-Bus path of the adapter holding the link (or attempt).
-    public var adapterPath: String? { linkPath.flatMap { sightings[$0]?.adapter } }
-    /// The adapter's name (`hci0`) holding the link (or attempt).
-    public var adapter: String? { adapterPath.map { String($0.split(separator: "/").last ?? "") } }
+    /// The adapter holding the link (or attempt).
+    public var adapter: AdapterID? { linkPath?.adapter }
     public var address: String? { (linkPath.flatMap { sightings[$0] } ?? bestSighting)?.address }
     public var rssi: Int? { (linkPath.flatMap { sightings[$0] } ?? bestSighting)?.rssi }
 

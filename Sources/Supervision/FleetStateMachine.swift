@@ -1,4 +1,3 @@
-import FleetPlatform
 import Identity
 import Policy
 
@@ -34,13 +33,13 @@ public struct FleetStateMachine: Sendable {
     }
 
     public internal(set) var settings: Settings
-    public internal(set) var devices: [String: FleetDevice] = [:]
-    public internal(set) var adapters: [String: AdapterSlots] = [:]
+    public internal(set) var devices: [DeviceID: FleetDevice] = [:]
+    public internal(set) var adapters: [AdapterID: AdapterSlots] = [:]
     public internal(set) var registry: IdentityRegistry
     public internal(set) var evictions: [EvictionRecord] = []
     var resolver: IdentityResolver
     /// Device1 path → fleet identity id, for every path that resolved to a wanted device.
-    var owners: [String: String] = [:]
+    public internal(set) var owners: [DevicePath: DeviceID] = [:]
     var rng: SplitMix64
     var nextGeneration: UInt64 = 0
     /// While BlueZ's whole tree is being read, no connect starts: every existing link must be adopted first,
@@ -60,23 +59,24 @@ public struct FleetStateMachine: Sendable {
 
     /// Per-adapter state: power, the slot table and what fleetd knows of the adapter.
     public struct AdapterSlots: Sendable {
-        public var path: String
+        public var id: AdapterID
         public var powered: Bool
         public var slots: SlotTable
         /// Consecutive aborted connects at one link count (see `learnsFullPool`).
-        var abortStreak: (links: Int, devices: Set<String>)?
-        public var name: String { String(path.split(separator: "/").last ?? "") }
+        var abortStreak: (links: Int, devices: Set<DeviceID>)?
+        public var name: String { id.name }
     }
 
     /// One eviction, kept (bounded) for the snapshot and `fleetctl`.
     public struct EvictionRecord: Sendable, Hashable, Codable {
-        public var victim: String
+        public var victim: DeviceID
+        /// The device admitted in its place, or `operator`.
         public var admitted: String
         public var reason: String
         public var at: Duration
     }
 
-    mutating func newTimer(_ device: String, _ purpose: TimerID.Purpose) -> TimerID {
+    mutating func newTimer(_ device: DeviceID, _ purpose: TimerID.Purpose) -> TimerID {
         nextGeneration += 1
         return TimerID(device: device, purpose: purpose, generation: nextGeneration)
     }
@@ -99,10 +99,9 @@ public struct FleetStateMachine: Sendable {
         device.timer = nil
     }
 
-    /// Whether the adapter name is one fleetd is configured to use.
-    func uses(adapterPath path: String) -> Bool {
-        let name = String(path.split(separator: "/").last ?? "")
-        return settings.adapters.isEmpty || settings.adapters.contains(name)
+    /// Whether the adapter is one fleetd is configured to use.
+    func uses(_ adapter: AdapterID) -> Bool {
+        settings.adapters.isEmpty || settings.adapters.contains(adapter.name)
     }
 
     // MARK: Counts

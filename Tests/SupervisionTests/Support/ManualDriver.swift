@@ -1,4 +1,5 @@
-@testable import FleetManager
+@testable import Supervision
+import Policy
 import Testing
 
 /// Plays the supervisor driver's part for state-machine tests: feeds events stamped with a manual clock,
@@ -11,6 +12,8 @@ struct ManualDriver {
     private(set) var timers: [TimerID: Duration] = [:]
     /// Every action of every event, in order.
     private(set) var history: [FleetAction] = []
+    /// Device paths BlueZ has shown, so that a path's first report is its appearance.
+    private var appeared: Set<DevicePath> = []
 
     init(_ machine: FleetStateMachine) {
         self.machine = machine
@@ -26,27 +29,57 @@ struct ManualDriver {
         return actions
     }
 
-    /// Runs an operator command at the current time; nil when the machine does not know the device.
+    /// Runs an operator command at the current time; a refusal is rethrown and leaves nothing to track.
     @discardableResult
-    mutating func command(_ run: (inout FleetStateMachine, Duration) -> FleetStateMachine.OperatorOutcome?) -> FleetStateMachine.OperatorOutcome? {
-        let outcome = run(&machine, clock.now)
-        if let outcome { track(outcome.actions) }
+    mutating func command(_ run: (inout FleetStateMachine, Duration) throws -> FleetStateMachine.OperatorOutcome) rethrows
+        -> FleetStateMachine.OperatorOutcome {
+        let outcome = try run(&machine, clock.now)
+        track(outcome.actions)
         return outcome
     }
 
+    /// Feeds one change of BlueZ's tree, as the BlueZ room would.
     @discardableResult
-    mutating func adapter(_ path: String = FleetFixture.hci0, powered: Bool = true) -> [FleetAction] {
-        send { $0.adapterAppeared(path: path, powered: powered, now: $1) }
+    mutating func change(_ change: TreeChange) -> [FleetAction] {
+        send { $0.apply(change, now: $1) }
     }
 
     @discardableResult
-    mutating func power(_ on: Bool, adapter path: String = FleetFixture.hci0) -> [FleetAction] {
-        send { $0.adapterPowered(path: path, on, now: $1) }
+    mutating func adapter(_ id: AdapterID = FleetFixture.hci0, powered: Bool = true) -> [FleetAction] {
+        change(.adapterAppeared(id, powered: powered))
     }
 
     @discardableResult
-    mutating func observe(_ object: DeviceObject) -> [FleetAction] {
-        send { $0.deviceObserved(object, now: $1) }
+    mutating func power(_ on: Bool, adapter id: AdapterID = FleetFixture.hci0) -> [FleetAction] {
+        change(.adapterPowered(id, on))
+    }
+
+    /// The object is seen: it appears (unlinked) the first time, later its advertising changes.
+    @discardableResult
+    mutating func see(_ object: DeviceReport) -> [FleetAction] {
+        appeared.insert(object.path).inserted ? change(.deviceAppeared(object, .down)) : change(.deviceUpdated(object))
+    }
+
+    /// The object appears already linked (a link made before fleetd started, or by someone else).
+    @discardableResult
+    mutating func appear(_ object: DeviceReport, _ link: LinkState) -> [FleetAction] {
+        appeared.insert(object.path)
+        return change(.deviceAppeared(object, link))
+    }
+
+    @discardableResult
+    mutating func linkUp(_ object: DeviceReport) -> [FleetAction] { change(.link(object.path, up: true)) }
+
+    @discardableResult
+    mutating func linkDown(_ object: DeviceReport) -> [FleetAction] { change(.link(object.path, up: false)) }
+
+    @discardableResult
+    mutating func resolved(_ object: DeviceReport) -> [FleetAction] { change(.servicesResolved(object.path, true)) }
+
+    @discardableResult
+    mutating func remove(_ path: DevicePath) -> [FleetAction] {
+        appeared.remove(path)
+        return change(.deviceRemoved(path))
     }
 
     @discardableResult
@@ -75,7 +108,7 @@ struct ManualDriver {
     }
 
     /// The device's live timer of `purpose`, if the machine holds one.
-    func timer(_ device: String, _ purpose: TimerID.Purpose) -> TimerID? {
+    func timer(_ device: DeviceID, _ purpose: TimerID.Purpose) -> TimerID? {
         timers.keys.first { $0.device == device && $0.purpose == purpose }
     }
 
@@ -97,9 +130,9 @@ extension ManualDriver {
     /// Takes an advertising `peripheral` through connect, link-up and set-up to `ready`, with BlueZ's usual
     /// order (Connected before the Connect reply, ServicesResolved after). Returns the Device1 path.
     @discardableResult
-    mutating func bringUp(_ peripheral: Peripheral, rotation: UInt8 = 0, adapter: String = FleetFixture.hci0,
-                          sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        let connect = try #require(observe(peripheral.object(rotation, adapter: adapter)).connects.first { $0.device == peripheral.id },
+    mutating func bringUp(_ peripheral: Peripheral, rotation: UInt8 = 0, adapter: AdapterID = FleetFixture.hci0,
+                          sourceLocation: SourceLocation = #_sourceLocation) throws -> DevicePath {
+        let connect = try #require(see(peripheral.object(rotation, adapter: adapter)).connects.first { $0.device == peripheral.id },
                                    "no connect for \(peripheral.id)", sourceLocation: sourceLocation)
         return try completeLink(peripheral, connect, rotation: rotation, adapter: adapter, sourceLocation: sourceLocation)
     }
@@ -107,10 +140,10 @@ extension ManualDriver {
     /// Answers a connect that is already in flight and finishes set-up.
     @discardableResult
     mutating func completeLink(_ peripheral: Peripheral, _ connect: ConnectRequest, rotation: UInt8 = 0,
-                               adapter: String = FleetFixture.hci0, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-        observe(peripheral.object(rotation, adapter: adapter, connected: true))
+                               adapter: AdapterID = FleetFixture.hci0, sourceLocation: SourceLocation = #_sourceLocation) throws -> DevicePath {
+        linkUp(peripheral.object(rotation, adapter: adapter))
         connectFinished(connect)
-        let setUp = try #require(observe(peripheral.object(rotation, adapter: adapter, connected: true, servicesResolved: true)).setUps.first,
+        let setUp = try #require(resolved(peripheral.object(rotation, adapter: adapter)).setUps.first,
                                  "no set-up for \(peripheral.id)", sourceLocation: sourceLocation)
         setUpFinished(setUp)
         #expect(phase(peripheral) == .ready, sourceLocation: sourceLocation)

@@ -1,4 +1,4 @@
-@testable import FleetManager
+@testable import Supervision
 import Policy
 import Testing
 
@@ -14,7 +14,7 @@ import Testing
         try driver.bringUp(strap)
 
         for cycle in 1...3 {
-            let dropped = driver.observe(strap.object(connected: false))
+            let dropped = driver.linkDown(strap.object())
             #expect(dropped.events(.disconnected).first?.reason == "link-lost", "cycle \(cycle)")
             let (retry, delay) = try #require(dropped.scheduled.first)
             #expect(retry.purpose == .retry)
@@ -24,9 +24,9 @@ import Testing
 
             let retried = driver.advance(by: delay)
             let connect = try #require(retried.connects.first, "cycle \(cycle): the retry reconnects")
-            driver.observe(strap.object(connected: true))
+            driver.linkUp(strap.object())
             driver.connectFinished(connect)
-            let resolved = driver.observe(strap.object(connected: true, servicesResolved: true))
+            let resolved = driver.resolved(strap.object())
             let setUp = try #require(resolved.setUps.first, "cycle \(cycle): set-up runs again")
             #expect(setUp.subscribe == wanted.subscribe, "every configured notification is re-armed")
             #expect(setUp.read == wanted.readOnConnect)
@@ -43,14 +43,14 @@ import Testing
         try driver.bringUp(strap)
         // Two quick drops build up failures …
         for _ in 1...2 {
-            let delay = try #require(driver.observe(strap.object(connected: false)).scheduled.first?.after)
+            let delay = try #require(driver.linkDown(strap.object()).scheduled.first?.after)
             let connect = try #require(driver.advance(by: delay).connects.first)
             try driver.completeLink(strap, connect)
         }
         #expect(driver.machine.devices[strap.id]?.reconnect.failures == 2)
         // … a link that lasts past stableAfter (60 s) starts again from failure 1.
         driver.advance(by: .seconds(61))
-        let dropped = driver.observe(strap.object(connected: false))
+        let dropped = driver.linkDown(strap.object())
         #expect(driver.machine.devices[strap.id]?.reconnect.failures == 1)
         #expect(dropped.events(.backoffScheduled).first?.attempt == 1)
         #expect((dropped.scheduled.first?.after ?? .seconds(999)) <= .seconds(1))
@@ -63,7 +63,7 @@ import Testing
         driver.adapter()
         try driver.bringUp(strap)
         // The other device has failed twice and is backing off (retry due in 10…20 s).
-        var connect = try #require(driver.observe(other.object()).connects.first)
+        var connect = try #require(driver.see(other.object()).connects.first)
         driver.connectFinished(connect, error: FleetFixture.abortByLocal(connect.path))
         connect = try #require(driver.advance(by: .seconds(10)).connects.first)
         driver.connectFinished(connect, error: FleetFixture.abortByLocal(connect.path))
@@ -81,13 +81,13 @@ import Testing
         #expect(driver.phase(other) == .waitingForAdapter)
         #expect(driver.machine.counts.waiting == 2)
         // BlueZ reports the links gone after the power-off; that is not a second failure.
-        let gone = driver.observe(strap.object(connected: false))
+        let gone = driver.linkDown(strap.object())
         #expect(gone.scheduled.isEmpty)
         #expect(driver.phase(strap) == .waitingForAdapter)
 
         // While off: adverts, stale timers and time passing start nothing.
         #expect(driver.send { $0.timerFired(retry, now: $1) }.isEmpty)
-        #expect(driver.observe(other.object()).connects.isEmpty)
+        #expect(driver.see(other.object()).connects.isEmpty)
         #expect(driver.advance(by: .seconds(300)).connects.isEmpty)
         #expect(driver.machine.devices[strap.id]?.reconnect.failures == 0, "no attempt burnt")
         #expect(driver.machine.devices[other.id]?.reconnect.failures == 2, "no attempt burnt")
@@ -119,7 +119,7 @@ import Testing
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter()
         try driver.bringUp(strap)
-        driver.observe(strap.object(connected: false))
+        driver.linkDown(strap.object())
         #expect(driver.machine.devices[strap.id]?.reconnect.failures == 1)
         driver.clock.advance(by: .milliseconds(300))
         let off = driver.power(false)
@@ -131,7 +131,7 @@ import Testing
     @Test func adapterOffDuringConnectDropsTheLateReply() throws {
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter()
-        let connect = try #require(driver.observe(strap.object()).connects.first)
+        let connect = try #require(driver.see(strap.object()).connects.first)
         driver.power(false)
         #expect(driver.phase(strap) == .waitingForAdapter)
         // The Connect that was in flight fails because the adapter went away; that is not the device's fault.
@@ -161,20 +161,20 @@ import Testing
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter()
         try driver.bringUp(strap)
-        driver.send { $0.adapterRemoved(path: FleetFixture.hci0, now: $1) }
+        driver.change(.adapterRemoved(FleetFixture.hci0))
         #expect(driver.phase(strap) == .waitingForAdapter)
         #expect(driver.machine.adapters[FleetFixture.hci0] == nil)
         let back = driver.adapter()
         let delay = try #require(back.scheduled.first?.after)
         driver.advance(by: delay)
-        #expect(driver.observe(strap.object()).connects.count == 1)
+        #expect(driver.see(strap.object()).connects.count == 1)
     }
 
     @Test func unusedAdapterIsIgnored() throws {
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()], settings: FleetFixture.settings(adapters: ["hci1"])))
         #expect(driver.adapter(FleetFixture.hci0).isEmpty)
-        #expect(driver.observe(strap.object(adapter: FleetFixture.hci0)).connects.isEmpty)
+        #expect(driver.see(strap.object(adapter: FleetFixture.hci0)).connects.isEmpty)
         driver.adapter(FleetFixture.hci1)
-        #expect(driver.observe(strap.object(adapter: FleetFixture.hci1)).connects.map(\.adapter) == [FleetFixture.hci1])
+        #expect(driver.see(strap.object(adapter: FleetFixture.hci1)).connects.map(\.adapter) == [FleetFixture.hci1])
     }
 }

@@ -9,15 +9,15 @@ extension FleetStateMachine {
         // One pass over the fleet: who may connect, and which adapters wait for an eviction's disconnect.
         // This runs after every event, so in the steady state (nobody waiting) it must cost one scan only.
         var waiting: [FleetDevice] = []
-        var busy = Set<String>()
+        var busy = Set<AdapterID>()
         // Devices admitted by an eviction whose disconnect is under way wait for that disconnect, instead of
         // evicting a second victim elsewhere; once the link is down they compete for the freed slot as usual.
-        var makingRoom = Set<String>()
+        var makingRoom = Set<DeviceID>()
         for device in devices.values {
             if device.isWanted && device.phase == .discovered && !device.sightings.isEmpty {
                 waiting.append(device)
-            } else if case .evicted = device.phase, let path = device.linkPath, let adapter = device.sightings[path]?.adapter {
-                busy.insert(adapter)
+            } else if case .evicted = device.phase, let path = device.linkPath, device.sightings[path] != nil {
+                busy.insert(path.adapter)
                 if let admitted = device.evictedFor { makingRoom.insert(admitted) }
             }
         }
@@ -33,12 +33,13 @@ extension FleetStateMachine {
         for candidate in candidates {
             guard !open.isEmpty else { break }
             guard !makingRoom.contains(candidate.id) else { continue }
-            guard let (adapterPath, path) = chooseAdapter(for: candidate, excluding: busy) else { continue }
-            guard var adapter = adapters[adapterPath] else { continue }
-            let decision = adapter.slots.admit(device: candidate.id, policyClass: candidate.policyClass, now: now)
+            guard let path = chooseAdapter(for: candidate, excluding: busy) else { continue }
+            let adapterID = path.adapter
+            guard var adapter = adapters[adapterID] else { continue }
+            let decision = adapter.slots.admit(device: candidate.id.rawValue, policyClass: candidate.policyClass, now: now)
             switch decision {
             case .wait(let reason):
-                if reason.code == .connectInFlight { busy.insert(adapterPath); open.remove(adapterPath) }
+                if reason.code == .connectInFlight { busy.insert(adapterID); open.remove(adapterID) }
                 if let at = reason.retryAt, at > now, var waiting = devices[candidate.id], waiting.timer == nil {
                     // Nothing else may happen when the hold ends: a timer re-runs admission then.
                     setTimer(&waiting, .admission, after: at - now, into: &actions)
@@ -46,13 +47,14 @@ extension FleetStateMachine {
                 }
                 continue
             case .evict(let victim, let reason):
+                let victim = DeviceID(victim)
                 actions += evict(victim: victim, admitting: candidate.id, reason: reason, now: now)
-                adapter = adapters[adapterPath] ?? adapter
+                adapter = adapters[adapterID] ?? adapter
                 // The victim keeps its link path while BlueZ still holds the link (the only eviction pending
                 // here: busy adapters were not chosen).
                 if devices[victim]?.linkPath != nil {
-                    busy.insert(adapterPath)
-                    open.remove(adapterPath)
+                    busy.insert(adapterID)
+                    open.remove(adapterID)
                     continue
                 }
             case .takeFreeSlot:
@@ -60,13 +62,13 @@ extension FleetStateMachine {
             }
             guard var device = devices[candidate.id] else { continue }
             do {
-                try adapter.slots.connectStarted(device: device.id, policyClass: device.policyClass, now: now)
+                try adapter.slots.connectStarted(device: device.id.rawValue, policyClass: device.policyClass, now: now)
             } catch {
                 continue
             }
-            adapters[adapterPath] = adapter
-            busy.insert(adapterPath)
-            open.remove(adapterPath)
+            adapters[adapterID] = adapter
+            busy.insert(adapterID)
+            open.remove(adapterID)
             let token = newToken()
             device.connectToken = token
             device.linkPath = path
@@ -76,10 +78,10 @@ extension FleetStateMachine {
             device.nextRetry = nil
             clearTimer(&device, into: &actions)
             let timeout = settings.policy[device.policyClass].connectTimeout
-            actions.append(.log(LifecycleEvent(.connectAttempt, "connecting \(device.id) via \(adapter.name) (attempt \(device.attempt))",
-                                               device: device.id, address: device.sightings[path]?.address, adapter: adapter.name,
+            actions.append(.log(LifecycleEvent(.connectAttempt, "connecting \(device.id) via \(adapterID) (attempt \(device.attempt))",
+                                               device: device.id, address: device.sightings[path]?.address, adapter: adapterID,
                                                reason: decision.reason.code.rawValue, attempt: device.attempt)))
-            actions.append(.connect(device: device.id, path: path, adapter: adapterPath, timeout: timeout, token: token))
+            actions.append(.connect(device: device.id, path: path, adapter: adapterID, timeout: timeout, token: token))
             devices[device.id] = device
         }
         return actions
@@ -97,9 +99,9 @@ extension FleetStateMachine {
     }
 
     /// Among powered adapters that see the device and have no connect in flight: free slot first, then
-    /// best recent RSSI. Returns the adapter and the Device1 path to connect through.
-    func chooseAdapter(for device: FleetDevice, excluding busy: Set<String>) -> (String, String)? {
-        var byAdapter: [String: Sighting] = [:]
+    /// best recent RSSI. Returns the Device1 path to connect through (which names its adapter).
+    func chooseAdapter(for device: FleetDevice, excluding busy: Set<AdapterID>) -> DevicePath? {
+        var byAdapter: [AdapterID: Sighting] = [:]
         for sighting in device.sightings.values {
             guard let adapter = adapters[sighting.adapter], adapter.powered, !busy.contains(sighting.adapter),
                   adapter.slots.connectInFlight == nil else { continue }
@@ -107,30 +109,27 @@ extension FleetStateMachine {
             byAdapter[sighting.adapter] = sighting
         }
         let candidates = byAdapter.map { AdapterCandidate(table: adapters[$0.key]!.slots, recentRSSI: $0.value.rssi) }
-        guard let choice = AdapterChoice.choose(for: device.id, among: candidates) else { return nil }
-        guard let entry = byAdapter.first(where: { adapters[$0.key]?.name == choice.adapter }) else { return nil }
-        return (entry.key, entry.value.path)
+        guard let choice = AdapterChoice.choose(for: device.id.rawValue, among: candidates) else { return nil }
+        return byAdapter[AdapterID(name: choice.adapter)]?.path
     }
 
     /// Disconnects `victim` to make room, holding it off so the two never flap.
-    mutating func evict(victim id: String, admitting: String?, reason: AdmissionReason, now: Duration) -> [FleetAction] {
+    mutating func evict(victim id: DeviceID, admitting: DeviceID?, reason: AdmissionReason, now: Duration) -> [FleetAction] {
         guard var victim = devices[id] else { return [] }
         var actions: [FleetAction] = []
         let path = victim.linkPath
-        let adapterPath = path.flatMap { victim.sightings[$0]?.adapter } ?? path.flatMap(adapterOf)
+        let adapterID = path?.adapter
         let linked = path.flatMap { victim.sightings[$0]?.connected } ?? false
-        if let adapterPath {
-            if victim.connectToken != nil { adapters[adapterPath]?.slots.connectFinished(device: id) }
+        if let adapterID {
+            if victim.connectToken != nil { adapters[adapterID]?.slots.connectFinished(device: id.rawValue) }
             // The slot stays taken until BlueZ reports the link down, so the admitted device does not race
             // the disconnect into a controller that is still full.
-            if !linked { _ = adapters[adapterPath]?.slots.linkDown(device: id) }
+            if !linked { _ = adapters[adapterID]?.slots.linkDown(device: id.rawValue) }
         }
         if let path { actions.append(.disconnect(device: id, path: path)) }
         victim.reconnect.evicted(now: now)
         if !linked { victim.linkPath = nil }
-        // An operator's evict of a device already being evicted for someone keeps that reservation.
-        let reserved: String? = if case .evicted = victim.phase { victim.evictedFor } else { nil }
-        victim.evictedFor = linked ? (admitting ?? reserved) : nil
+        victim.evictedFor = linked ? admitting : nil
         victim.linkUpAt = nil
         victim.connectToken = nil
         let until = now + settings.evictionHoldOff
@@ -139,10 +138,10 @@ extension FleetStateMachine {
         victim.lastReason = reason.message
         setTimer(&victim, .holdOff, after: settings.evictionHoldOff, into: &actions)
         devices[id] = victim
-        evictions.append(EvictionRecord(victim: id, admitted: admitting ?? "operator", reason: reason.message, at: now))
+        evictions.append(EvictionRecord(victim: id, admitted: admitting?.rawValue ?? "operator", reason: reason.message, at: now))
         if evictions.count > 100 { evictions.removeFirst(evictions.count - 100) }
         actions.append(.log(LifecycleEvent(.evicted, reason.message, device: id, address: victim.address,
-                                           adapter: adapterPath.map(adapterName), reason: reason.code.rawValue, delay: settings.evictionHoldOff)))
+                                           adapter: adapterID, reason: reason.code.rawValue, delay: settings.evictionHoldOff)))
         actions.append(.persist)
         return actions
     }

@@ -1,4 +1,4 @@
-@testable import FleetManager
+@testable import Supervision
 import Policy
 import Testing
 
@@ -10,14 +10,14 @@ import Testing
         driver.adapter()
         var inFlight: [ConnectRequest] = []
         for device in fleet {
-            inFlight += driver.observe(device.object()).connects
+            inFlight += driver.see(device.object()).connects
             driver.clock.advance(by: .milliseconds(100))
         }
         #expect(inFlight.count == 1, "BlueZ answers a second concurrent Connect with InProgress")
         #expect(driver.machine.counts.connecting == 1)
 
         // Each answer (a failure, or the link up) lets exactly one more start.
-        var linked: Set<String> = []
+        var linked: Set<DeviceID> = []
         var failedOnce = false
         while let connect = inFlight.popLast() {
             #expect(inFlight.isEmpty)
@@ -28,9 +28,9 @@ import Testing
             } else {
                 linked.insert(connect.device)
                 let peripheral = try #require(fleet.first { $0.id == connect.device })
-                driver.observe(peripheral.object(connected: true))
+                driver.linkUp(peripheral.object())
                 driver.connectFinished(connect)
-                let setUp = try #require(driver.observe(peripheral.object(connected: true, servicesResolved: true)).setUps.first)
+                let setUp = try #require(driver.resolved(peripheral.object()).setUps.first)
                 driver.setUpFinished(setUp)
             }
             let next = Array(driver.history[mark...]).connects
@@ -49,7 +49,7 @@ import Testing
         driver.adapter(FleetFixture.hci1)
         var connects: [ConnectRequest] = []
         for (index, device) in fleet.enumerated() {
-            connects += driver.observe(device.object(adapter: index.isMultiple(of: 2) ? FleetFixture.hci0 : FleetFixture.hci1)).connects
+            connects += driver.see(device.object(adapter: index.isMultiple(of: 2) ? FleetFixture.hci0 : FleetFixture.hci1)).connects
         }
         #expect(connects.count == 2)
         #expect(Set(connects.map(\.adapter)) == [FleetFixture.hci0, FleetFixture.hci1])
@@ -66,10 +66,10 @@ import Testing
         let bPath = try driver.bringUp(b)
         // A linked first but is busy; B has been quiet since it linked.
         driver.clock.advance(to: start + .seconds(25))
-        driver.observe(a.object(rssi: -50, connected: true, servicesResolved: true))
+        driver.see(a.object(rssi: -50))
 
         driver.clock.advance(to: start + .seconds(40))
-        let admitted = driver.observe(c.object())
+        let admitted = driver.see(c.object())
         #expect(admitted.disconnects.map(\.path) == [bPath])
         let evicted = try #require(admitted.events(.evicted).first)
         #expect(evicted.device == b.id)
@@ -80,10 +80,10 @@ import Testing
         #expect(driver.phase(b) == .evicted(until: driver.now + .seconds(60)))
         #expect(driver.phase(a) == .ready)
         #expect(driver.machine.evictions.last?.victim == b.id)
-        #expect(driver.machine.evictions.last?.admitted == c.id)
+        #expect(driver.machine.evictions.last?.admitted == c.id.rawValue)
 
         // BlueZ confirms the disconnect; an eviction is not a failure and schedules no backoff.
-        let down = driver.observe(b.object(connected: false))
+        let down = driver.linkDown(b.object())
         #expect(down.connects.map(\.device) == [c.id], "the freed slot goes to the critical device")
         #expect(down.scheduled.filter { $0.timer.purpose == .retry }.isEmpty)
         #expect(driver.machine.devices[b.id]?.reconnect.failures == 0)
@@ -101,11 +101,11 @@ import Testing
         try driver.bringUp(b, adapter: FleetFixture.hci1)
         driver.clock.advance(by: .seconds(40))
         let mark = driver.history.count
-        driver.observe(c.object(adapter: FleetFixture.hci0))
-        driver.observe(c.object(adapter: FleetFixture.hci1))
+        driver.see(c.object(adapter: FleetFixture.hci0))
+        driver.see(c.object(adapter: FleetFixture.hci1))
         driver.clock.advance(by: .seconds(1))
-        driver.observe(c.object(adapter: FleetFixture.hci1))
-        driver.observe(c.object(adapter: FleetFixture.hci0))
+        driver.see(c.object(adapter: FleetFixture.hci1))
+        driver.see(c.object(adapter: FleetFixture.hci0))
         let meanwhile = Array(driver.history[mark...])
         #expect(meanwhile.events(.evicted).count == 1, "one admission, one victim: \(meanwhile.events(.evicted).map(\.device))")
         #expect(meanwhile.disconnects.count == 1)
@@ -113,13 +113,14 @@ import Testing
         let victim = try #require(meanwhile.events(.evicted).first?.device)
         let (held, keeper, adapter) = victim == a.id ? (a, b, FleetFixture.hci0) : (b, a, FleetFixture.hci1)
 
-        // The operator evicting the same victim meanwhile keeps the reservation: still no second victim.
-        _ = driver.command { $0.operatorEvict(victim, now: $1) }
-        driver.observe(c.object(adapter: FleetFixture.hci0))
-        driver.observe(c.object(adapter: FleetFixture.hci1))
+        // The operator evicting the same victim meanwhile is refused (it has nothing left to free), so the
+        // reservation stands: still no second victim.
+        #expect(throws: FleetStateMachine.OperatorRefusal.notLinked(victim)) { try driver.command { try $0.operatorEvict(victim, now: $1) } }
+        driver.see(c.object(adapter: FleetFixture.hci0))
+        driver.see(c.object(adapter: FleetFixture.hci1))
         #expect(Array(driver.history[mark...]).events(.evicted).allSatisfy { $0.device == victim })
 
-        let down = driver.observe(held.object(adapter: adapter, connected: false))
+        let down = driver.linkDown(held.object(adapter: adapter))
         #expect(down.connects.map(\.device) == [c.id])
         #expect(down.connects.map(\.adapter) == [adapter], "the admitted device takes the slot its victim freed")
         #expect(driver.phase(keeper) == .ready)
@@ -133,19 +134,19 @@ import Testing
         try driver.bringUp(a)
         driver.clock.advance(by: .seconds(1))
         try driver.bringUp(b)
-        driver.observe(a.object(connected: true, servicesResolved: true))
+        driver.see(a.object())
         driver.clock.advance(by: .seconds(40))
-        let admitted = driver.observe(c.object())
+        let admitted = driver.see(c.object())
         let victim = try #require(admitted.events(.evicted).first?.device)
         let held = victim == a.id ? a : b
         let keeper = victim == a.id ? b : a
-        let down = driver.observe(held.object(connected: false))
+        let down = driver.linkDown(held.object())
         try driver.completeLink(c, try #require(down.connects.first))
 
         // A slot frees up during the hold-off: the evicted device still stays away.
-        let released = try #require(driver.command { $0.operatorDisconnect(keeper.id, now: $1) }?.actions)
+        let released = try driver.command { try $0.operatorDisconnect(keeper.id, now: $1) }.actions
         #expect(released.connects.isEmpty)
-        #expect(driver.observe(held.object()).connects.isEmpty, "held off: adverts do not bring it back early")
+        #expect(driver.see(held.object()).connects.isEmpty, "held off: adverts do not bring it back early")
         #expect(driver.advance(by: .seconds(59)).connects.isEmpty)
 
         let retried = driver.advance(by: .seconds(1))
@@ -158,12 +159,12 @@ import Testing
         var driver = ManualDriver(try FleetFixture.machine([a.wanted()]))
         driver.adapter()
         let path = try driver.bringUp(a)
-        let outcome = try #require(driver.command { $0.operatorEvict(a.id, now: $1) }?.actions)
+        let outcome = try driver.command { try $0.operatorEvict(a.id, now: $1) }.actions
         #expect(outcome.disconnects.map(\.path) == [path])
         #expect(outcome.scheduled.map(\.timer.purpose) == [.holdOff])
         #expect(driver.machine.evictions.last?.admitted == "operator")
-        driver.observe(a.object(connected: false))
-        #expect(driver.observe(a.object()).connects.isEmpty)
+        driver.linkDown(a.object())
+        #expect(driver.see(a.object()).connects.isEmpty)
         #expect(driver.advance(by: .seconds(60)).connects.count == 1)
     }
 
@@ -174,17 +175,17 @@ import Testing
         let start = driver.now
         try driver.bringUp(a)
         driver.clock.advance(to: start + .seconds(10))
-        let early = driver.observe(c.object())
+        let early = driver.see(c.object())
         #expect(early.disconnects.isEmpty, "a link younger than 30 s is not evicted")
         #expect(early.connects.isEmpty)
         #expect(driver.phase(c) == .discovered)
         driver.clock.advance(to: start + .seconds(29))
-        #expect(driver.observe(c.object()).disconnects.isEmpty)
+        #expect(driver.see(c.object()).disconnects.isEmpty)
 
         driver.clock.advance(to: start + .seconds(30))
-        let late = driver.observe(c.object())
+        let late = driver.see(c.object())
         #expect(late.events(.evicted).map(\.device) == [a.id])
-        #expect(driver.observe(a.object(connected: false)).connects.map(\.device) == [c.id])
+        #expect(driver.linkDown(a.object()).connects.map(\.device) == [c.id])
     }
 
     @Test func holdTimeEndingAdmitsTheWaitingDeviceWithoutAnotherAdvert() throws {
@@ -193,12 +194,12 @@ import Testing
         driver.adapter()
         try driver.bringUp(a)
         driver.clock.advance(by: .seconds(10))
-        driver.observe(c.object())
+        driver.see(c.object())
         // BlueZ need not report the waiting device again (DuplicateData off, RSSI steady); Policy said when
         // to ask again (`AdmissionReason.retryAt`), so the machine must come back to it by itself.
         let later = driver.advance(by: .seconds(25))
         #expect(later.events(.evicted).map(\.device) == [a.id], "the critical device waits for the hold time, not for luck")
-        #expect(driver.observe(a.object(connected: false)).connects.map(\.device) == [c.id])
+        #expect(driver.linkDown(a.object()).connects.map(\.device) == [c.id])
     }
 
     @Test func opportunisticNeverEvicts() throws {
@@ -208,12 +209,12 @@ import Testing
         driver.adapter()
         try driver.bringUp(a)
         driver.clock.advance(by: .seconds(120))
-        let seen = driver.observe(o.object())
+        let seen = driver.see(o.object())
         #expect(seen.disconnects.isEmpty)
         #expect(seen.connects.isEmpty)
         #expect(driver.phase(o) == .discovered)
         // It takes a slot as soon as one is free.
-        let dropped = driver.observe(a.object(connected: false))
+        let dropped = driver.linkDown(a.object())
         #expect(dropped.connects.map(\.device) == [o.id])
     }
 
@@ -223,7 +224,7 @@ import Testing
         driver.adapter()
         try driver.bringUp(a)
         driver.clock.advance(by: .seconds(600))
-        let seen = driver.observe(b.object())
+        let seen = driver.see(b.object())
         #expect(seen.disconnects.isEmpty)
         #expect(seen.connects.isEmpty)
     }
@@ -234,8 +235,8 @@ import Testing
         driver.adapter()
         let path = try driver.bringUp(o)
         driver.clock.advance(by: .seconds(31))
-        let seen = driver.observe(n.object())
+        let seen = driver.see(n.object())
         #expect(seen.disconnects.map(\.path) == [path])
-        #expect(driver.observe(o.object(connected: false)).connects.map(\.device) == [n.id])
+        #expect(driver.linkDown(o.object()).connects.map(\.device) == [n.id])
     }
 }

@@ -1,4 +1,5 @@
-@testable import FleetManager
+@testable import Supervision
+import Policy
 import Testing
 
 /// `unknown → discovered → connecting → connected → resolving → ready`, in each order BlueZ may report it,
@@ -19,7 +20,7 @@ import Testing
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter()
 
-        let seen = driver.observe(strap.object())
+        let seen = driver.see(strap.object())
         #expect(seen.events(.discovered).map(\.device) == [strap.id])
         #expect(seen.events(.connectAttempt).first?.attempt == 1)
         let connect = try #require(seen.connects.first)
@@ -34,9 +35,9 @@ import Testing
         #expect(replied.events(.connected).map(\.reason) == ["connect"])
         #expect(replied.scheduled.map(\.timer.purpose) == [.setUpDeadline], "the set-up deadline counts from link-up")
 
-        let linked = driver.observe(strap.object(connected: true))
+        let linked = driver.linkUp(strap.object())
         #expect(linked.setUps.isEmpty)
-        let resolved = driver.observe(strap.object(connected: true, servicesResolved: true))
+        let resolved = driver.resolved(strap.object())
         #expect(driver.phase(strap) == .resolving)
         let setUp = try #require(resolved.setUps.first)
         #expect(setUp.subscribe == [FleetFixture.heartRate])
@@ -58,12 +59,12 @@ import Testing
     @Test func connectedAndServicesResolvedBeforeConnectReply() throws {
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter()
-        let connect = try #require(driver.observe(strap.object()).connects.first)
+        let connect = try #require(driver.see(strap.object()).connects.first)
 
         // BlueZ signals the link and the resolved services before the method reply arrives.
-        #expect(driver.observe(strap.object(connected: true)).setUps.isEmpty)
+        #expect(driver.linkUp(strap.object()).setUps.isEmpty)
         #expect(driver.phase(strap) == .connecting)
-        #expect(driver.observe(strap.object(connected: true, servicesResolved: true)).setUps.isEmpty)
+        #expect(driver.resolved(strap.object()).setUps.isEmpty)
         #expect(driver.phase(strap) == .connecting)
 
         let replied = driver.connectFinished(connect)
@@ -87,14 +88,14 @@ import Testing
     @Test func adoptsALinkThatAlreadyExists() throws {
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter()
-        let actions = driver.observe(strap.object(connected: true, servicesResolved: true))
+        let actions = driver.appear(strap.object(), .resolved)
         #expect(actions.connects.isEmpty, "an existing link is adopted, not reconnected")
         let setUp = try #require(actions.setUps.first)
         #expect(actions.setUps.count == 1)
         #expect(setUp.subscribe == [FleetFixture.heartRate], "re-subscribes after adoption")
         #expect(actions.events(.connected).map(\.reason) == ["adopted"])
         #expect(driver.machine.devices[strap.id]?.adopted == true)
-        #expect(driver.machine.adapters[FleetFixture.hci0]?.slots.links[strap.id] != nil, "the adopted link holds a slot")
+        #expect(driver.machine.adapters[FleetFixture.hci0]?.slots.links[strap.id.rawValue] != nil, "the adopted link holds a slot")
         driver.setUpFinished(setUp)
         #expect(driver.phase(strap) == .ready)
         #expect(driver.machine.devices[strap.id]?.adopted == false)
@@ -103,18 +104,18 @@ import Testing
     @Test func adoptedLinkWithoutResolvedServicesWaitsForThem() throws {
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter()
-        let linked = driver.observe(strap.object(connected: true))
+        let linked = driver.appear(strap.object(), .up)
         #expect(linked.connects.isEmpty)
         #expect(linked.setUps.isEmpty)
         #expect(driver.phase(strap) == .connected)
-        #expect(driver.observe(strap.object(connected: true, servicesResolved: true)).setUps.count == 1)
+        #expect(driver.resolved(strap.object()).setUps.count == 1)
     }
 
     @Test func unwantedDeviceIsIgnored() throws {
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter()
         let stranger = Peripheral(99)
-        let actions = driver.observe(stranger.object())
+        let actions = driver.see(stranger.object())
         #expect(actions.isEmpty)
         #expect(driver.machine.devices[stranger.id] == nil)
     }
@@ -122,18 +123,18 @@ import Testing
     @Test func setUpFailureDisconnectsThenBacksOff() throws {
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter()
-        let connect = try #require(driver.observe(strap.object()).connects.first)
-        driver.observe(strap.object(connected: true))
+        let connect = try #require(driver.see(strap.object()).connects.first)
+        driver.linkUp(strap.object())
         driver.connectFinished(connect)
-        let setUp = try #require(driver.observe(strap.object(connected: true, servicesResolved: true)).setUps.first)
+        let setUp = try #require(driver.resolved(strap.object()).setUps.first)
 
-        let failed = driver.setUpFinished(setUp, error: BlueZError(operation: "StartNotify", path: strap.path() + "/service000c/char000d",
+        let failed = driver.setUpFinished(setUp, error: BlueZError(operation: "StartNotify", path: strap.path().rawValue + "/service000c/char000d",
                                                                      name: "org.bluez.Error.NotPermitted", message: "Notify not permitted"))
         #expect(failed.disconnects.map(\.path) == [strap.path()])
         #expect(failed.events(.setUpFailed).first?.reason == "org.bluez.Error.NotPermitted")
         #expect(driver.phase(strap) == .disconnecting)
 
-        let dropped = driver.observe(strap.object(connected: false))
+        let dropped = driver.linkDown(strap.object())
         #expect(dropped.events(.disconnected).count == 1)
         #expect(dropped.events(.backoffScheduled).count == 1)
         guard case .backoff = driver.phase(strap) else {
@@ -145,10 +146,10 @@ import Testing
     @Test func setUpDeadlineDisconnectsAndIgnoresTheLateReply() throws {
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter()
-        let connect = try #require(driver.observe(strap.object()).connects.first)
-        driver.observe(strap.object(connected: true))
+        let connect = try #require(driver.see(strap.object()).connects.first)
+        driver.linkUp(strap.object())
         driver.connectFinished(connect)
-        let setUp = try #require(driver.observe(strap.object(connected: true, servicesResolved: true)).setUps.first)
+        let setUp = try #require(driver.resolved(strap.object()).setUps.first)
 
         let expired = driver.advance(by: .seconds(30))
         #expect(expired.events(.setUpFailed).first?.reason == "set-up-timeout")
@@ -161,8 +162,8 @@ import Testing
     @Test func setUpDeadlineAlsoCoversServicesThatNeverResolve() throws {
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter()
-        let connect = try #require(driver.observe(strap.object()).connects.first)
-        driver.observe(strap.object(connected: true))
+        let connect = try #require(driver.see(strap.object()).connects.first)
+        driver.linkUp(strap.object())
         driver.connectFinished(connect)
         #expect(driver.phase(strap) == .connected)
         // Without a deadline in `connected`, a link whose services never resolve would sit there forever.
@@ -182,7 +183,7 @@ import Testing
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter()
         let path = try driver.bringUp(strap)
-        let gone = driver.send { $0.deviceRemoved(path: path, now: $1) }
+        let gone = driver.remove(path)
         #expect(gone.events(.disconnected).count == 1)
         #expect(gone.scheduled.map(\.timer.purpose) == [.retry])
         #expect(driver.machine.devices[strap.id]?.sightings.isEmpty == true)
@@ -190,7 +191,7 @@ import Testing
         // BlueZ shows the device again: the retry connects it anew.
         driver.advance(by: .seconds(2))
         #expect(driver.phase(strap) == .unknown)
-        let back = driver.observe(strap.object())
+        let back = driver.see(strap.object())
         #expect(back.connects.count == 1)
     }
 }

@@ -1,4 +1,4 @@
-@testable import FleetManager
+@testable import Supervision
 import Policy
 import Testing
 
@@ -10,7 +10,7 @@ import Testing
     func connecting(_ policyClass: PolicyClass = .normal, seed: UInt64 = 0x5EED) throws -> (ManualDriver, ConnectRequest) {
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted(policyClass)], seed: seed))
         driver.adapter()
-        let connect = try #require(driver.observe(strap.object()).connects.first)
+        let connect = try #require(driver.see(strap.object()).connects.first)
         return (driver, connect)
     }
 
@@ -56,7 +56,7 @@ import Testing
             return
         }
         #expect(driver.advance(by: .seconds(3600)).connects.isEmpty)
-        #expect(driver.observe(strap.object()).connects.isEmpty, "a given-up device is not retried on its next advert")
+        #expect(driver.see(strap.object()).connects.isEmpty, "a given-up device is not retried on its next advert")
     }
 
     @Test(arguments: [("org.bluez.Error.NotSupported", ""), ("org.bluez.Error.Failed", "le-connection-not-supported")])
@@ -101,9 +101,9 @@ import Testing
         #expect(driver.machine.devices[strap.id]?.reconnect.failures == 2, "clearing stale state still counts")
 
         // RemoveDevice makes BlueZ drop the object; the device is connected again once it is seen again.
-        driver.send { $0.deviceRemoved(path: strap.path(), now: $1) }
+        driver.remove(strap.path())
         #expect(driver.advance(by: .seconds(4)).connects.isEmpty)
-        #expect(driver.observe(strap.object()).connects.count == 1)
+        #expect(driver.see(strap.object()).connects.count == 1)
     }
 
     @Test func connectTimeoutCancelsBlueZsAttemptAndBacksOff() throws {
@@ -130,7 +130,7 @@ import Testing
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted(), other.wanted()]))
         driver.adapter()
         try driver.bringUp(other)
-        let connect = try #require(driver.observe(strap.object()).connects.first)
+        let connect = try #require(driver.see(strap.object()).connects.first)
         let failed = driver.connectFinished(connect, error: FleetFixture.connectError(connect.path, "org.bluez.Error.Failed",
                                                                                       "le-connection-concurrent-connection-limit"))
         #expect(failed.events(.capacityLowered).count == 1)
@@ -152,7 +152,7 @@ import Testing
         var (driver, connect) = try connecting(.normal)
         driver.connectFinished(connect, error: FleetFixture.connectError(connect.path, "org.bluez.Error.NotReady", "Resource Not Ready"))
         #expect(driver.machine.adapters[FleetFixture.hci0]?.powered == true)
-        let later = driver.advance(by: .seconds(60)) + driver.observe(strap.object())
+        let later = driver.advance(by: .seconds(60)) + driver.see(strap.object())
         #expect(later.connects.count == 1, "a device must not wait for an adapter that is already powered")
     }
 
@@ -202,7 +202,7 @@ import Testing
         var older = retry
         older.generation -= 1
         var other = retry
-        other.device = "mfr-0059-ffffffffffff"
+        other.device = DeviceID("mfr-0059-ffffffffffff")
         #expect(driver.send { $0.timerFired(older, now: $1) }.isEmpty)
         #expect(driver.send { $0.timerFired(other, now: $1) }.isEmpty)
         #expect(driver.phase(strap) == phase)
@@ -213,11 +213,11 @@ import Testing
     @Test func setUpDeadlineAfterReadyIsStale() throws {
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter()
-        let connect = try #require(driver.observe(strap.object()).connects.first)
-        driver.observe(strap.object(connected: true))
+        let connect = try #require(driver.see(strap.object()).connects.first)
+        driver.linkUp(strap.object())
         let linked = driver.connectFinished(connect)
         let deadline = try #require(linked.scheduled.first { $0.timer.purpose == .setUpDeadline }?.timer)
-        let resolved = driver.observe(strap.object(connected: true, servicesResolved: true))
+        let resolved = driver.resolved(strap.object())
         driver.setUpFinished(try #require(resolved.setUps.first))
         #expect(driver.send { $0.timerFired(deadline, now: $1) }.isEmpty)
         #expect(driver.phase(strap) == .ready)

@@ -1,4 +1,5 @@
-@testable import FleetManager
+@testable import Supervision
+import Policy
 import Testing
 
 /// Identity folding: a device that rotates its address stays one fleet device with at most one link, and a
@@ -11,7 +12,7 @@ import Testing
         driver.adapter()
         var merged: [LifecycleEvent] = []
         for rotation in UInt8(0)..<3 {
-            let actions = driver.observe(strap.object(rotation))
+            let actions = driver.see(strap.object(rotation))
             merged += actions.events(.identityMerged)
             driver.clock.advance(by: .seconds(20))
         }
@@ -21,7 +22,7 @@ import Testing
         #expect(merged.map(\.address) == [strap.address(1), strap.address(2)])
         #expect(merged.allSatisfy { $0.device == strap.id })
         #expect(driver.history.events(.discovered).count == 1)
-        #expect(driver.machine.registry[strap.id]?.lastAddresses.count == 3)
+        #expect(driver.machine.registry[strap.id.rawValue]?.lastAddresses.count == 3)
     }
 
     @Test func rotationWhileReadyDoesNotStartASecondLink() throws {
@@ -30,7 +31,7 @@ import Testing
         try driver.bringUp(strap, rotation: 0)
         for rotation in UInt8(1)..<4 {
             driver.clock.advance(by: .seconds(20))
-            let actions = driver.observe(strap.object(rotation))
+            let actions = driver.see(strap.object(rotation))
             #expect(actions.connects.isEmpty)
             #expect(actions.disconnects.isEmpty, "an unconnected new address is no reason to drop the working link")
         }
@@ -43,11 +44,11 @@ import Testing
         driver.adapter()
         try driver.bringUp(strap, rotation: 0)
         driver.clock.advance(by: .seconds(20))
-        driver.observe(strap.object(1))
-        let dropped = driver.observe(strap.object(0, connected: false))
+        driver.see(strap.object(1))
+        let dropped = driver.linkDown(strap.object(0))
         let delay = try #require(dropped.scheduled.first?.after)
         // The old address has expired in BlueZ by the time the retry fires.
-        driver.send { $0.deviceRemoved(path: strap.path(0), now: $1) }
+        driver.remove(strap.path(0))
         let retry = driver.advance(by: delay)
         #expect(retry.connects.map(\.path) == [strap.path(1)])
     }
@@ -58,7 +59,7 @@ import Testing
         let kept = try driver.bringUp(strap, rotation: 0)
         driver.clock.advance(by: .seconds(5))
         // Another address of the same identity shows up connected (BlueZ or another client linked it).
-        let twin = driver.observe(strap.object(1, connected: true, servicesResolved: true))
+        let twin = driver.appear(strap.object(1), .resolved)
         #expect(twin.disconnects.map(\.path) == [strap.path(1)], "the twin goes, the working link stays")
         #expect(twin.events(.twinDropped).map(\.address) == [strap.address(1)])
         #expect(twin.connects.isEmpty)
@@ -71,8 +72,8 @@ import Testing
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter()
         try driver.bringUp(strap, rotation: 0)
-        driver.observe(strap.object(1, connected: true))
-        let gone = driver.observe(strap.object(1, connected: false))
+        driver.appear(strap.object(1), .up)
+        let gone = driver.linkDown(strap.object(1))
         #expect(gone.events(.disconnected).isEmpty)
         #expect(gone.scheduled.isEmpty)
         #expect(driver.phase(strap) == .ready)
@@ -82,9 +83,9 @@ import Testing
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.machine.beginReconciliation()
         driver.adapter()
-        driver.observe(strap.object(0, connected: true, servicesResolved: true))
+        driver.appear(strap.object(0), .resolved)
         driver.clock.advance(by: .seconds(1))
-        driver.observe(strap.object(1, connected: true, servicesResolved: true))
+        driver.appear(strap.object(1), .resolved)
         let reconciled = driver.send { $0.endReconciliation(now: $1) }
         #expect(driver.history.connects.isEmpty)
         #expect(driver.history.setUps.count == 1)
@@ -99,8 +100,8 @@ import Testing
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted(), other.wanted()]))
         driver.machine.beginReconciliation()
         driver.adapter()
-        #expect(driver.observe(strap.object()).connects.isEmpty)
-        #expect(driver.observe(other.object(connected: true, servicesResolved: true)).setUps.count == 1, "adoption does not wait")
+        #expect(driver.see(strap.object()).connects.isEmpty)
+        #expect(driver.appear(other.object(), .resolved).setUps.count == 1, "adoption does not wait")
         let reconciled = driver.send { $0.endReconciliation(now: $1) }
         #expect(reconciled.connects.map(\.device) == [strap.id])
     }
@@ -108,10 +109,10 @@ import Testing
     @Test func adoptionWithTwoConnectedAddressesKeepsOne() throws {
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter()
-        let first = driver.observe(strap.object(0, connected: true, servicesResolved: true))
+        let first = driver.appear(strap.object(0), .resolved)
         #expect(first.setUps.count == 1)
         driver.clock.advance(by: .seconds(1))
-        let second = driver.observe(strap.object(1, connected: true, servicesResolved: true))
+        let second = driver.appear(strap.object(1), .resolved)
         #expect(second.setUps.isEmpty)
         #expect(second.disconnects.count == 1, "exactly one of the two links is dropped")
         #expect(second.disconnects.first?.path != driver.machine.devices[strap.id]?.linkPath)

@@ -5,7 +5,7 @@ import Policy
 extension FleetStateMachine {
     /// Replaces identity rules and the configured device set. Links stay up; a configured device that is
     /// no longer listed stops being wanted (and is disconnected), a new one starts competing for a slot.
-    public mutating func reload(rules: [IdentityRule], wanted: [WantedDevice], previouslyConfigured: Set<String>,
+    public mutating func reload(rules: [IdentityRule], wanted: [WantedDevice], previouslyConfigured: Set<DeviceID>,
                                 now: Duration) throws(IdentityError) -> (actions: [FleetAction], summary: String) {
         try resolver.replaceRules(rules)
         var actions: [FleetAction] = []
@@ -28,10 +28,10 @@ extension FleetStateMachine {
             }
         }
         for id in previouslyConfigured.subtracting(listed) {
-            if let outcome = operatorDisconnect(id, now: now) {
-                actions += outcome.actions
-                removed += 1
-            }
+            // The only refusal is an unknown id: a device forgotten meanwhile has nothing left to disconnect.
+            guard let outcome = try? operatorDisconnect(id, now: now) else { continue }
+            actions += outcome.actions
+            removed += 1
         }
         // Paths resolved under the old rules may belong to other identities now.
         for (path, id) in owners where !(devices[id]?.phase.hasLink ?? false) { owners.removeValue(forKey: path) }

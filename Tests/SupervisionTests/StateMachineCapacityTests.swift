@@ -1,4 +1,4 @@
-@testable import FleetManager
+@testable import Supervision
 import Policy
 import Testing
 
@@ -10,10 +10,10 @@ import Testing
         var driver = ManualDriver(try FleetFixture.machine([a.wanted(), b.wanted(), c.wanted()], settings: FleetFixture.settings(capacity: 5)))
         driver.adapter()
         try driver.bringUp(a)
-        let first = try #require(driver.observe(b.object()).connects.first)
+        let first = try #require(driver.see(b.object()).connects.first)
         let once = driver.connectFinished(first, error: FleetFixture.abortByLocal(first.path))
         #expect(once.events(.capacityLowered).isEmpty, "one abort is not evidence of a full pool")
-        let second = try #require(driver.observe(c.object()).connects.first)
+        let second = try #require(driver.see(c.object()).connects.first)
         let twice = driver.connectFinished(second, error: FleetFixture.abortByLocal(second.path))
         #expect(twice.events(.capacityLowered).count == 1)
         #expect(driver.machine.adapters[FleetFixture.hci0]?.slots.capacity == 1)
@@ -24,7 +24,7 @@ import Testing
         var driver = ManualDriver(try FleetFixture.machine([a.wanted(), b.wanted()], settings: FleetFixture.settings(capacity: 5)))
         driver.adapter()
         try driver.bringUp(a)
-        var connect = try #require(driver.observe(b.object()).connects.first)
+        var connect = try #require(driver.see(b.object()).connects.first)
         for _ in 1...4 {
             let failed = driver.connectFinished(connect, error: FleetFixture.abortByLocal(connect.path))
             #expect(failed.events(.capacityLowered).isEmpty)

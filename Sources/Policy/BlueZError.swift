@@ -1,7 +1,7 @@
-import FleetPlatform
-
-/// A failed BlueZ operation: which operation on which object, and BlueZ's error name and message
+/// A BlueZ operation that failed: which operation on which object, and BlueZ's error name and message
 /// (e.g. `org.bluez.Error.Failed` / `le-connection-abort-by-local`), or the local cause (timeout, bad reply).
+/// A plain value, so that the BlueZ client produces it and the state machine decides on it without either
+/// knowing the other.
 public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
     public var operation: String
     public var path: String
@@ -18,8 +18,9 @@ public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
         self.timedOut = timedOut
     }
 
-    init(_ error: DBusError, operation: String, path: String) {
-        self.init(operation: operation, path: path, name: error.name, message: error.message, timedOut: error.code == .timeout)
+    /// The failure as Policy classifies it: a timeout is fleetd's own observation, anything else BlueZ's reply.
+    public var connectFailure: ConnectFailure {
+        timedOut ? .local(.connectTimedOut) : .dbus(name: name, message: message)
     }
 
     public var description: String {

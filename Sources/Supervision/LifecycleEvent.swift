@@ -48,15 +48,15 @@ extension FleetMessageID {
 public struct LifecycleEvent: Sendable, Hashable {
     public var id: FleetMessageID
     public var message: String
-    public var device: String?
+    public var device: DeviceID?
     public var address: String?
-    public var adapter: String?
+    public var adapter: AdapterID?
     public var reason: String?
     public var attempt: Int?
     public var delay: Duration?
     public var warning: Bool
 
-    public init(_ id: FleetMessageID, _ message: String, device: String? = nil, address: String? = nil, adapter: String? = nil,
+    public init(_ id: FleetMessageID, _ message: String, device: DeviceID? = nil, address: String? = nil, adapter: AdapterID? = nil,
                 reason: String? = nil, attempt: Int? = nil, delay: Duration? = nil, warning: Bool = false) {
         self.id = id
         self.message = message
@@ -72,9 +72,9 @@ public struct LifecycleEvent: Sendable, Hashable {
     /// Journald metadata: FLEET_DEVICE, FLEET_ADDRESS, FLEET_ADAPTER, FLEET_REASON, FLEET_ATTEMPT, FLEET_DELAY_MS.
     public var metadata: [String: String] {
         var out: [String: String] = [:]
-        if let device { out["device"] = device }
+        if let device { out["device"] = device.rawValue }
         if let address { out["address"] = address }
-        if let adapter { out["adapter"] = adapter }
+        if let adapter { out["adapter"] = adapter.name }
         if let reason { out["reason"] = reason }
         if let attempt { out["attempt"] = String(attempt) }
         if let delay { out["delay_ms"] = String(delay.milliseconds) }

@@ -3,19 +3,19 @@ import Policy
 /// Connect attempts, links coming up and going down, and the set-up that makes a linked device ready.
 extension FleetStateMachine {
     /// The driver's report on a `.connect` action.
-    public mutating func connectFinished(device id: String, token: UInt64, error: BlueZError?, now: Duration) -> [FleetAction] {
-        guard var device = devices[id], device.connectToken == token, let path = device.linkPath,
-              let adapterPath = device.sightings[path]?.adapter ?? adapterOf(path) else { return [] }
+    public mutating func connectFinished(device id: DeviceID, token: UInt64, error: BlueZError?, now: Duration) -> [FleetAction] {
+        guard var device = devices[id], device.connectToken == token, let path = device.linkPath else { return [] }
+        let adapter = path.adapter
         device.connectToken = nil
-        adapters[adapterPath]?.slots.connectFinished(device: id)
+        adapters[adapter]?.slots.connectFinished(device: id.rawValue)
         var actions: [FleetAction] = []
         if let error {
-            let failure: ConnectFailure = error.timedOut ? .local(.connectTimedOut) : .dbus(name: error.name, message: error.message)
+            let failure = error.connectFailure
             let classification = BlueZErrorClassifier.classify(failure)
-            if (classification.signalsCapacityLimit || learnsFullPool(adapterPath, error, device: id)), var slots = adapters[adapterPath]?.slots,
+            if (classification.signalsCapacityLimit || learnsFullPool(adapter, error, device: id)), var slots = adapters[adapter]?.slots,
                let change = slots.reportLimitReached(now: now) {
-                adapters[adapterPath]?.slots = slots
-                actions.append(.log(LifecycleEvent(.capacityLowered, change.message, adapter: adapterName(adapterPath), reason: "capacity-limit", warning: true)))
+                adapters[adapter]?.slots = slots
+                actions.append(.log(LifecycleEvent(.capacityLowered, change.message, adapter: adapter, reason: "capacity-limit", warning: true)))
             }
             if error.timedOut {
                 // BlueZ keeps trying after our deadline; cancel its attempt so the slot really is free.
@@ -32,7 +32,7 @@ extension FleetStateMachine {
             let step = device.reconnect.connectFailed(failure, now: now, using: &rng)
             apply(step, to: &device, now: now, into: &actions)
         } else {
-            adapters[adapterPath]?.abortStreak = nil
+            adapters[adapter]?.abortStreak = nil
             actions += linkEstablished(&device, path: path, now: now, adopted: false)
             if device.sightings[path]?.servicesResolved == true { actions += beginSetUp(&device, now: now) }
         }
@@ -41,7 +41,7 @@ extension FleetStateMachine {
     }
 
     /// The driver's report on a `.setUp` action: subscriptions armed and reads done, or what failed.
-    public mutating func setUpFinished(device id: String, token: UInt64, error: BlueZError?, now: Duration) -> [FleetAction] {
+    public mutating func setUpFinished(device id: DeviceID, token: UInt64, error: BlueZError?, now: Duration) -> [FleetAction] {
         guard var device = devices[id], device.connectToken == token, device.phase == .resolving, let path = device.linkPath else { return [] }
         device.connectToken = nil
         var actions: [FleetAction] = []
@@ -64,9 +64,9 @@ extension FleetStateMachine {
         return actions + pump(now: now)
     }
 
-    mutating func linkEstablished(_ device: inout FleetDevice, path: String, now: Duration, adopted: Bool) -> [FleetAction] {
+    mutating func linkEstablished(_ device: inout FleetDevice, path: DevicePath, now: Duration, adopted: Bool) -> [FleetAction] {
         var actions: [FleetAction] = []
-        guard let adapterPath = device.sightings[path]?.adapter else { return [] }
+        guard device.sightings[path] != nil else { return [] }
         device.linkPath = path
         device.phase = .connected
         device.linkUpAt = now
@@ -78,13 +78,13 @@ extension FleetStateMachine {
             // Counts from link-up: a link whose services never resolve must not hold its slot forever.
             setTimer(&device, .setUpDeadline, after: settings.setUpTimeout, into: &actions)
         }
-        adapters[adapterPath]?.slots.linkUp(device: device.id, policyClass: device.policyClass, rssi: device.sightings[path]?.rssi, now: now)
+        adapters[path.adapter]?.slots.linkUp(device: device.id.rawValue, policyClass: device.policyClass, rssi: device.sightings[path]?.rssi, now: now)
         guard device.isWanted else {
             // A link to a device the operator released: leave it to whoever made it.
             return actions
         }
         actions.append(.log(LifecycleEvent(.connected, adopted ? "adopted the existing link to \(device.id)" : "connected \(device.id)",
-                                           device: device.id, address: device.sightings[path]?.address, adapter: adapterName(adapterPath),
+                                           device: device.id, address: device.sightings[path]?.address, adapter: path.adapter,
                                            reason: adopted ? "adopted" : "connect", attempt: device.attempt)))
         if device.sightings[path]?.servicesResolved == true { actions += beginSetUp(&device, now: now) }
         return actions
@@ -107,11 +107,11 @@ extension FleetStateMachine {
     mutating func linkLost(_ device: inout FleetDevice, now: Duration, failure: ConnectFailure?) -> [FleetAction] {
         var actions: [FleetAction] = []
         let path = device.linkPath
-        let adapterPath = path.flatMap { device.sightings[$0]?.adapter } ?? path.flatMap(adapterOf)
-        if let adapterPath {
-            _ = adapters[adapterPath]?.slots.linkDown(device: device.id)
+        let adapter = path?.adapter
+        if let adapter {
+            _ = adapters[adapter]?.slots.linkDown(device: device.id.rawValue)
             // The link may come and go before the Connect reply; that attempt is over too.
-            if device.connectToken != nil { adapters[adapterPath]?.slots.connectFinished(device: device.id) }
+            if device.connectToken != nil { adapters[adapter]?.slots.connectFinished(device: device.id.rawValue) }
         }
         let wasPhase = device.phase
         device.linkPath = nil
@@ -120,7 +120,7 @@ extension FleetStateMachine {
         // An evicted device keeps its hold-off timer; any other timer belonged to the link.
         if case .evicted = wasPhase {} else { clearTimer(&device, into: &actions) }
         actions.append(.log(LifecycleEvent(.disconnected, "\(device.id) disconnected (was \(wasPhase))", device: device.id,
-                                           address: path.flatMap { device.sightings[$0]?.address }, adapter: adapterPath.map(adapterName),
+                                           address: path.flatMap { device.sightings[$0]?.address }, adapter: adapter,
                                            reason: "link-lost", warning: device.isWanted)))
         switch wasPhase {
         case .evicted, .idle, .failed:
@@ -132,7 +132,7 @@ extension FleetStateMachine {
             device.phase = .idle
             return actions
         }
-        if let adapterPath, adapters[adapterPath]?.powered == false {
+        if let adapter, adapters[adapter]?.powered == false {
             let step = device.reconnect.connectFailed(.local(.adapterPoweredOff), now: now, using: &rng)
             apply(step, to: &device, now: now, into: &actions)
             return actions
@@ -168,12 +168,11 @@ extension FleetStateMachine {
             if let sighting = device.bestSighting {
                 actions.append(.removeDevice(device: device.id, adapter: sighting.adapter, path: sighting.path))
                 actions.append(.log(LifecycleEvent(.staleStateCleared, "\(device.id): clearing a stuck BlueZ state with RemoveDevice",
-                                                   device: device.id, adapter: adapterName(sighting.adapter), reason: "remove-device")))
+                                                   device: device.id, adapter: sighting.adapter, reason: "remove-device")))
             }
             scheduleRetry(delay)
         case .waitForAdapter:
-            let adapterPath = device.bestSighting?.adapter
-            if let adapterPath, adapters[adapterPath]?.powered == true,
+            if let adapter = device.bestSighting?.adapter, adapters[adapter]?.powered == true,
                let retry = device.reconnect.adapterReturned(now: now, using: &rng),
                case .connect(let delay) = retry.action {
                 // BlueZ said the adapter is not ready, yet it reports itself powered: no second Powered=true
@@ -198,18 +197,18 @@ extension FleetStateMachine {
     /// (every LE connect-socket error becomes ECONNABORTED). When two different devices abort in a row at
     /// the same link count, with links held, the pool is taken to be full at that count; one flaky device
     /// alone never lowers it.
-    mutating func learnsFullPool(_ adapterPath: String, _ error: BlueZError, device: String) -> Bool {
+    mutating func learnsFullPool(_ adapter: AdapterID, _ error: BlueZError, device: DeviceID) -> Bool {
         guard error.name == "org.bluez.Error.Failed", error.message == "le-connection-abort-by-local",
-              let links = adapters[adapterPath]?.slots.links.count, links > 0 else {
-            adapters[adapterPath]?.abortStreak = nil
+              let links = adapters[adapter]?.slots.links.count, links > 0 else {
+            adapters[adapter]?.abortStreak = nil
             return false
         }
-        var streak = adapters[adapterPath]?.abortStreak
+        var streak = adapters[adapter]?.abortStreak
         if streak?.links != links { streak = (links, []) }
         streak?.devices.insert(device)
-        adapters[adapterPath]?.abortStreak = streak
+        adapters[adapter]?.abortStreak = streak
         if (streak?.devices.count ?? 0) >= 2 {
-            adapters[adapterPath]?.abortStreak = nil
+            adapters[adapter]?.abortStreak = nil
             return true
         }
         return false
@@ -219,15 +218,9 @@ extension FleetStateMachine {
     static let disconnectDeadline: Duration = .seconds(10)
 
     /// Disconnects a link that failed set-up, and writes it off if BlueZ never confirms (`disconnectDeadline`).
-    mutating func abandonLink(_ device: inout FleetDevice, path: String, into actions: inout [FleetAction]) {
+    mutating func abandonLink(_ device: inout FleetDevice, path: DevicePath, into actions: inout [FleetAction]) {
         actions.append(.disconnect(device: device.id, path: path))
         device.phase = .disconnecting
         setTimer(&device, .disconnectDeadline, after: Self.disconnectDeadline, into: &actions)
-    }
-
-    func adapterOf(_ devicePath: String) -> String? {
-        let parts = devicePath.split(separator: "/")
-        guard parts.count >= 3 else { return nil }
-        return "/" + parts.prefix(3).joined(separator: "/")
     }
 }
