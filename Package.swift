@@ -6,6 +6,11 @@ import PackageDescription
 /// - FleetPlatform: owning Swift wrappers and safe APIs for D-Bus, journald and sd_notify.
 /// - Identity, Policy: pure decision libraries (no I/O, no clock reads).
 /// - FleetManager: the supervisor state machine and its actor driver.
+/// - The control plane in three rooms, arrows pointing down: FleetProtocol (the varlink interface, typed
+///   requests and replies, the JSON codec; no sockets served, no CLI), FleetControlServer (the socket,
+///   credentials, the varlink server and the service mapping; linked by fleetd) and FleetCLI (fleetctl's
+///   parser, runner, formatter and client connection). fleetd links no CLI code, fleetctl no server code
+///   (scripts/check-links checks the binaries).
 /// - BlueZSimulator: a BlueZ 5.66 look-alike on D-Bus; fleetd never imports it.
 let package = Package(
     name: "fleetd",
@@ -23,30 +28,35 @@ let package = Package(
         .target(name: "FleetPlatform", dependencies: ["CDBus", "CSystemd"]),
         .target(name: "Identity", dependencies: ["COpenSSL"]),
         .target(name: "Policy"),
-        .target(name: "FleetManager", dependencies: ["FleetPlatform", "Identity", "Policy", "FleetControl"]),
+        .target(name: "FleetManager", dependencies: ["FleetPlatform", "Identity", "Policy", "FleetProtocol", "FleetControlServer"]),
         .target(name: "BlueZSimulator", dependencies: ["FleetPlatform"]),
-        .target(name: "FleetControl"),
-        .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetControl"], path: "Tests/FleetTestKit"),
+        .target(name: "FleetProtocol"),
+        .target(name: "FleetControlServer", dependencies: ["FleetProtocol"]),
+        .target(name: "FleetCLI", dependencies: ["FleetProtocol"]),
+        .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetProtocol", "FleetControlServer", "FleetCLI"], path: "Tests/FleetTestKit"),
 
-        .executableTarget(name: "fleetd", dependencies: ["FleetManager", "FleetPlatform", "FleetControl"]),
-        .executableTarget(name: "fleetctl", dependencies: ["FleetControl"]),
+        .executableTarget(name: "fleetd", dependencies: ["FleetManager", "FleetPlatform", "FleetControlServer"]),
+        .executableTarget(name: "fleetctl", dependencies: ["FleetCLI"]),
         .executableTarget(name: "bluez-sim", dependencies: ["BlueZSimulator", "FleetPlatform"]),
         .executableTarget(name: "fleet-fidelity", dependencies: ["FleetTestKit"]),
+        .executableTarget(name: "fleet-control-probe", dependencies: ["FleetTestKit", "FleetControlServer"]),
 
         .executableTarget(name: "DBusBench", dependencies: ["FleetPlatform", "FleetTestKit", "CDBus"], path: "Benchmarks/DBusBench"),
         .executableTarget(name: "IdentityBench", dependencies: ["Identity", "COpenSSL", "FleetPlatform"], path: "Benchmarks/IdentityBench"),
         .executableTarget(name: "PolicyBench", dependencies: ["Policy", "FleetPlatform"], path: "Benchmarks/PolicyBench"),
-        .executableTarget(name: "FleetBench", dependencies: ["FleetManager", "FleetControl", "FleetPlatform", "FleetTestKit", "Identity"], path: "Benchmarks/FleetBench"),
-        .executableTarget(name: "ControlBench", dependencies: ["FleetControl"], path: "Benchmarks/ControlBench"),
+        .executableTarget(name: "FleetBench", dependencies: ["FleetManager", "FleetCLI", "FleetPlatform", "FleetTestKit", "Identity"], path: "Benchmarks/FleetBench"),
+        .executableTarget(name: "ControlBench", dependencies: ["FleetProtocol", "FleetControlServer", "FleetCLI"], path: "Benchmarks/ControlBench"),
         .executableTarget(name: "SimulatorBench", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"], path: "Benchmarks/SimulatorBench"),
 
         .testTarget(name: "FleetPlatformTests", dependencies: ["FleetPlatform", "FleetTestKit"]),
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "FleetPlatform"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "FleetPlatform"]),
-        .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "FleetTestKit", "FleetControl", "Identity", "Policy"]),
-        .testTarget(name: "FleetControlTests", dependencies: ["FleetControl", "FleetPlatform"]),
+        .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "FleetTestKit", "FleetProtocol", "FleetCLI", "Identity", "Policy"]),
+        .testTarget(name: "FleetProtocolTests", dependencies: ["FleetProtocol"]),
+        .testTarget(name: "FleetControlServerTests", dependencies: ["FleetControlServer", "FleetCLI", "FleetTestKit", "FleetPlatform"]),
+        .testTarget(name: "FleetCLITests", dependencies: ["FleetCLI", "FleetControlServer", "FleetTestKit"]),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"]),
-        .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetControl", "FleetPlatform"]),
+        .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetProtocol", "FleetPlatform"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import FleetPlatform
-import FleetControl
+import FleetCLI
+import FleetProtocol
 import FleetTestKit
 import Foundation
 import Testing
