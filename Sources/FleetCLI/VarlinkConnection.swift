@@ -18,16 +18,19 @@ public final class VarlinkConnection {
         self.path = path
         decoder = FrameDecoder(limit: maxReplyBytes)
         guard let address = UnixSocketAddress(path: path) else { throw .unreachable(path: path, errno: ENAMETOOLONG) }
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .io(operation: "socket", errno: errno) }
+        // The descriptor is stored only once connected: a throw after every property is set runs deinit, whose
+        // close would then close the number a second time, by then perhaps another thread's descriptor.
+        let socketFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard socketFD >= 0 else { throw .io(operation: "socket", errno: errno) }
         var result: Int32
-        repeat { result = address.withSockaddr { connect(fd, $0, $1) } } while result != 0 && errno == EINTR
+        repeat { result = address.withSockaddr { connect(socketFD, $0, $1) } } while result != 0 && errno == EINTR
         guard result == 0 else {
             let code = errno
-            close(fd)
+            close(socketFD)
             if code == EACCES || code == EPERM { throw .socketPermissionDenied(path: path) }
             throw .unreachable(path: path, errno: code)
         }
+        fd = socketFD
     }
 
     deinit { close(fd) }

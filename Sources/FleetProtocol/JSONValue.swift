@@ -63,7 +63,13 @@ extension JSONValue {
 }
 
 extension JSONValue: Codable {
+    /// Nesting deeper than this is refused, so decoding a hostile document cannot exhaust a thread's stack.
+    public static let maximumDepth = 64
+
     public init(from decoder: any Decoder) throws {
+        guard decoder.codingPath.count < Self.maximumDepth else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "nesting deeper than \(Self.maximumDepth)"))
+        }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null

@@ -40,9 +40,17 @@ public struct VarlinkCall: Sendable {
         case notACall(VarlinkError)
     }
 
-    /// Interprets a received frame (without its NUL). Only the envelope is decoded here.
+    /// Interprets a received frame (without its NUL). The whole frame must be JSON; only the envelope is
+    /// decoded here, the parameters when the method is known.
     public init<Bytes: Collection<UInt8>>(frame: Bytes) throws(FrameError) {
         json = Array(frame)
+        // JSONDecoder checks a string only when it decodes it, so a broken escape or invalid UTF-8 in a member
+        // nobody reads would pass; a peer sending that is not speaking JSON, and its stream is not trusted further.
+        do {
+            _ = try JSONSerialization.jsonObject(with: Data(json), options: [.fragmentsAllowed])
+        } catch {
+            throw .notJSON(.invalidRequest("not valid JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] ?? error)"))
+        }
         let header: Header
         do {
             header = try VarlinkJSON.decoder.decode(Header.self, from: Data(json))

