@@ -10,6 +10,11 @@ import PackageDescription
 /// - Identity, Policy: pure decision libraries (no I/O, no clock reads).
 /// - Supervision: the supervisor's pure state machine; it imports only Identity and Policy.
 /// - FleetManager: the BlueZ client, the actor driver of the state machine, configuration and snapshot files.
+/// - The control plane in three rooms, arrows pointing down: FleetProtocol (the varlink interface, typed
+///   requests and replies, the JSON codec; no sockets served, no CLI), FleetControlServer (the socket,
+///   credentials, the varlink server and the service mapping; linked by fleetd) and FleetCLI (fleetctl's
+///   parser, runner, formatter and client connection). fleetd links no CLI code, fleetctl no server code
+///   (scripts/check-links checks the binaries).
 /// - BlueZSimulator: a BlueZ 5.66 look-alike on D-Bus; fleetd never imports it.
 let package = Package(
     name: "fleetd",
@@ -30,21 +35,24 @@ let package = Package(
         .target(name: "Identity", dependencies: ["COpenSSL"]),
         .target(name: "Policy"),
         .target(name: "Supervision", dependencies: ["Identity", "Policy"]),
-        .target(name: "FleetManager", dependencies: ["FleetSystem", "FleetPlatform", "Identity", "Policy", "Supervision", "FleetControl"]),
+        .target(name: "FleetManager", dependencies: ["FleetSystem", "FleetPlatform", "Identity", "Policy", "Supervision", "FleetProtocol", "FleetControlServer"]),
         .target(name: "BlueZSimulator", dependencies: ["FleetPlatform", "Policy"]),
-        .target(name: "FleetControl"),
-        .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetControl", "BlueZSimulator"], path: "Tests/FleetTestKit"),
+        .target(name: "FleetProtocol"),
+        .target(name: "FleetControlServer", dependencies: ["FleetProtocol"]),
+        .target(name: "FleetCLI", dependencies: ["FleetProtocol"]),
+        .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetProtocol", "FleetControlServer", "FleetCLI", "BlueZSimulator"], path: "Tests/FleetTestKit"),
 
-        .executableTarget(name: "fleetd", dependencies: ["FleetManager", "Supervision", "FleetPlatform", "FleetControl"]),
-        .executableTarget(name: "fleetctl", dependencies: ["FleetControl"]),
+        .executableTarget(name: "fleetd", dependencies: ["FleetManager", "Supervision", "FleetPlatform", "FleetControlServer"]),
+        .executableTarget(name: "fleetctl", dependencies: ["FleetCLI"]),
         .executableTarget(name: "bluez-sim", dependencies: ["BlueZSimulator", "FleetPlatform"]),
         .executableTarget(name: "fleet-fidelity", dependencies: ["FleetTestKit", "BlueZSimulator"]),
+        .executableTarget(name: "fleet-control-probe", dependencies: ["FleetTestKit", "FleetControlServer"]),
 
         .executableTarget(name: "DBusBench", dependencies: ["FleetPlatform", "FleetTestKit", "CDBus"], path: "Benchmarks/DBusBench"),
         .executableTarget(name: "IdentityBench", dependencies: ["Identity", "COpenSSL", "Policy"], path: "Benchmarks/IdentityBench"),
         .executableTarget(name: "PolicyBench", dependencies: ["Policy"], path: "Benchmarks/PolicyBench"),
-        .executableTarget(name: "FleetBench", dependencies: ["FleetManager", "Supervision", "FleetControl", "FleetPlatform", "FleetTestKit", "Identity"], path: "Benchmarks/FleetBench"),
-        .executableTarget(name: "ControlBench", dependencies: ["FleetControl"], path: "Benchmarks/ControlBench"),
+        .executableTarget(name: "FleetBench", dependencies: ["FleetManager", "Supervision", "FleetCLI", "FleetPlatform", "FleetTestKit", "Identity"], path: "Benchmarks/FleetBench"),
+        .executableTarget(name: "ControlBench", dependencies: ["FleetProtocol", "FleetControlServer", "FleetCLI"], path: "Benchmarks/ControlBench"),
         .executableTarget(name: "SimulatorBench", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"], path: "Benchmarks/SimulatorBench"),
 
         .testTarget(name: "FleetSystemTests", dependencies: ["FleetSystem"]),
@@ -52,10 +60,12 @@ let package = Package(
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "Policy"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy"]),
         .testTarget(name: "SupervisionTests", dependencies: ["Supervision", "Identity", "Policy"]),
-        .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "Supervision", "FleetSystem", "FleetTestKit", "FleetControl", "Identity", "Policy"]),
-        .testTarget(name: "FleetControlTests", dependencies: ["FleetControl", "FleetPlatform", "Policy"]),
+        .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "Supervision", "FleetSystem", "FleetTestKit", "FleetProtocol", "FleetCLI", "Identity", "Policy"]),
+        .testTarget(name: "FleetProtocolTests", dependencies: ["FleetProtocol"]),
+        .testTarget(name: "FleetControlServerTests", dependencies: ["FleetControlServer", "FleetCLI", "FleetTestKit", "FleetPlatform", "Policy"]),
+        .testTarget(name: "FleetCLITests", dependencies: ["FleetCLI", "FleetControlServer", "FleetTestKit"]),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"]),
-        .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetControl", "FleetPlatform", "BlueZSimulator"]),
+        .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetProtocol", "FleetPlatform", "BlueZSimulator"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,7 @@
 // fleetd at scale on the simulator: time from start to all of BENCH_DEVICES (default 1 000) devices ready,
 // fleetd's RSS, the CPU it burns over an idle stretch (BENCH_IDLE_SECONDS, default 60), Status round trips
 // under 50 polling clients while links are dropped, and snapshot write/restore for 10 000 registry entries.
-import FleetControl
+import FleetCLI
 import FleetManager
 import FleetPlatform
 import FleetTestKit

@@ -6,7 +6,8 @@ extension FleetStateMachine {
     public struct OperatorOutcome: Sendable {
         public var actions: [FleetAction]
         public var message: String
-        public var eviction: String?
+        /// The eviction this request caused: who lost a slot, and the sentence saying so.
+        public var eviction: EvictionRecord?
     }
 
     /// Why the machine refused an operator's command; nothing changed.
@@ -40,10 +41,11 @@ extension FleetStateMachine {
         device.attempt = 0
         device.phase = device.sightings.isEmpty ? .unknown : .discovered
         devices[id] = device
-        let evictionsBefore = evictions.count
+        // The log is capped, so its length cannot tell whether an eviction was added; its last entry can.
+        let lastBefore = evictions.last
         actions += pump(now: now)
         actions.append(.persist)
-        let eviction = evictions.count > evictionsBefore ? evictions.last?.reason : nil
+        let eviction = evictions.last != lastBefore ? evictions.last : nil
         let phase = devices[id]?.phase ?? .unknown
         let message = phase == .connecting ? "connecting \(id)" :
             (phase == .unknown ? "\(id) is wanted; it will connect when it is seen" : "\(id) is wanted and waiting for a slot")
@@ -75,7 +77,7 @@ extension FleetStateMachine {
         guard device.phase.hasLink || device.phase == .connecting else { throw .notLinked(id) }
         let reason = AdmissionReason(.evictLowerClass, "evicted \(id) by operator request; it may reconnect after \(settings.evictionHoldOff)")
         let actions = evict(victim: id, admitting: nil, reason: reason, now: now)
-        return OperatorOutcome(actions: actions + pump(now: now), message: reason.message, eviction: reason.message)
+        return OperatorOutcome(actions: actions + pump(now: now), message: reason.message, eviction: evictions.last)
     }
 
     /// Stop tracking the device entirely: disconnect, drop it from the registry and the snapshot.

@@ -25,24 +25,6 @@ public enum FleetMessageID: String, Sendable, CaseIterable {
     case malformedReply = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60716"
 }
 
-extension FleetMessageID {
-    /// The device state an event announces, as streamed to `fleetctl watch` (the event's own moment, not
-    /// wherever the device went after it).
-    public var impliedState: String? {
-        switch self {
-        case .discovered: "discovered"
-        case .connectAttempt: "connecting"
-        case .connected: "connected"
-        case .ready: "ready"
-        case .disconnected: "disconnected"
-        case .backoffScheduled: "backoff"
-        case .evicted: "evicted"
-        case .gaveUp: "failed"
-        default: nil
-        }
-    }
-}
-
 /// One lifecycle event: what happened, to which device, and why — logged to journald with `FLEET_*`
 /// fields and streamed to `fleetctl watch`.
 public struct LifecycleEvent: Sendable, Hashable {

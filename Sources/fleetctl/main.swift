@@ -1,4 +1,4 @@
-import FleetControl
+import FleetCLI
 import Foundation
 
 let environment = ProcessInfo.processInfo.environment

@@ -1,7 +1,7 @@
 // fleetd's composition root: parse the command line, read the configuration, wire the D-Bus connection,
 // the supervisor, the control socket and the signal handlers together, then wait for a signal.
 import Dispatch
-import FleetControl
+import FleetControlServer
 import FleetManager
 import FleetPlatform
 import Supervision

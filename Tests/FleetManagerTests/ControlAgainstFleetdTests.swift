@@ -1,6 +1,7 @@
 import FleetPlatform
 import Policy
-import FleetControl
+import FleetCLI
+import FleetProtocol
 import FleetTestKit
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
-import FleetControl
+import FleetCLI
+import FleetProtocol
 import FleetPlatform
 import FleetTestKit
 import Foundation

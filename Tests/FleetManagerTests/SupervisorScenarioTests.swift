@@ -1,4 +1,5 @@
-import FleetControl
+import FleetCLI
+import FleetProtocol
 import FleetPlatform
 import FleetTestKit
 import Foundation
@@ -30,7 +31,7 @@ struct SupervisorScenarioTests {
 
     /// The sequence number of the first "reconnected" marker.
     static func reconnectMarker(_ events: [[String: JSONValue]]) -> Int? {
-        events.first { $0["state"]?.stringValue == "reconnected" }?["sequence"]?.intValue
+        events.first { $0["kind"]?.stringValue == "reconnected" }?["sequence"]?.intValue
     }
 
     static func allReady(_ ids: [String]) -> @Sendable ([String: [String: JSONValue]]) -> Bool {

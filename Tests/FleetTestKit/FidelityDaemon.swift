@@ -1,4 +1,5 @@
-import FleetControl
+import FleetCLI
+import FleetProtocol
 import Foundation
 #if canImport(Glibc)
 import Glibc

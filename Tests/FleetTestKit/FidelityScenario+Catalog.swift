@@ -1,4 +1,5 @@
-import FleetControl
+import FleetCLI
+import FleetProtocol
 import FleetPlatform
 import Foundation
 
@@ -110,7 +111,7 @@ extension FidelityScenario {
         try await run.waitReady([p1])
         try await run.backend.dropLink(p1)
         let events = try await run.fleet.watch(device: p1.id, timeout: run.deadline(30)) { events in
-            guard let marker = events.first(where: { $0["state"]?.stringValue == "reconnected" })?["sequence"]?.intValue else { return false }
+            guard let marker = events.first(where: { $0["kind"]?.stringValue == "reconnected" })?["sequence"]?.intValue else { return false }
             return events.contains { ($0["sequence"]?.intValue ?? 0) > marker && $0["characteristic"]?.isNull == false }
         }
         try check(!events.isEmpty, "no events")

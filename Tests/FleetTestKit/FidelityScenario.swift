@@ -1,4 +1,5 @@
-import FleetControl
+import FleetCLI
+import FleetProtocol
 import Foundation
 
 /// One fidelity scenario: the peripherals it wants, fleetd's configuration, and the steps with their

@@ -1,4 +1,5 @@
-import FleetControl
+import FleetCLI
+import FleetProtocol
 import Foundation
 
 /// A running fleetd as a test talks to it: varlink calls, the device list, waits on the Watch stream and
@@ -92,7 +93,7 @@ extension FleetControlClient {
         var events: [[String: JSONValue]] = []
         while ContinuousClock.now < deadline {
             guard let reply = try? watch.receive(timeout: .milliseconds(200)) else { continue }
-            events.append(reply.parameters["event"]?.objectValue ?? reply.parameters)
+            events.append(reply.untypedParameters["event"]?.objectValue ?? reply.untypedParameters)
             if condition(events) { return events }
         }
         throw TestKitError("timed out after \(timeout) watching \(device ?? "all devices"); got \(events.count) events\n--- fleetd log (tail) ---\n\(logTail())")
@@ -100,9 +101,7 @@ extension FleetControlClient {
 
     private func openWatch(device: String?) throws -> VarlinkConnection {
         let watch = try VarlinkConnection(path: socketPath)
-        var parameters: [String: JSONValue] = [:]
-        if let device { parameters["device"] = .string(device) }
-        try watch.send(VarlinkCall(method: FleetInterface.Method.watch.qualifiedName, parameters: parameters, more: true))
+        try watch.send(FleetRequest.watch(device: device).call())
         return watch
     }
 

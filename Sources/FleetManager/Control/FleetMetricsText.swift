@@ -1,4 +1,5 @@
 import Supervision
+import FleetProtocol
 
 /// Prometheus text exposition (format 0.0.4) of the fleet: devices by state, links per adapter, connect
 /// attempts and failures, evictions by reason, reconnect latency and notifications received.
@@ -12,10 +13,10 @@ enum FleetMetricsText {
             value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
         }
         family("fleetd_devices", "gauge", "Wanted fleet devices by state.")
+        // Labelled with the control interface's state names, so a dashboard and fleetctl say the same thing.
         var byState: [String: Int] = [:]
-        for state in ["unknown", "discovered", "connecting", "connected", "resolving", "ready", "backoff", "evicted",
-                      "disconnecting", "waiting-for-adapter", "idle", "failed"] { byState[state] = 0 }
-        for device in machine.devices.values { byState[device.phase.description, default: 0] += 1 }
+        for state in DeviceState.allCases { byState[state.rawValue] = 0 }
+        for device in machine.devices.values { byState[DeviceState(device.phase).rawValue, default: 0] += 1 }
         for (state, count) in byState.sorted(by: { $0.key < $1.key }) { out += "fleetd_devices{state=\"\(state)\"} \(count)\n" }
         family("fleetd_adapter_links", "gauge", "Links held per adapter (connects in flight included).")
         family("fleetd_adapter_capacity", "gauge", "Connection pool capacity per adapter (learned capacity included).")

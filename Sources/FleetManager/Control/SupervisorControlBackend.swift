@@ -1,4 +1,5 @@
-import FleetControl
+import FleetControlServer
+import FleetProtocol
 import Foundation
 import Supervision
 
@@ -51,13 +52,8 @@ public struct SupervisorControlBackend: FleetControlBackend {
         let (stream, continuation) = AsyncStream<WatchEvent>.makeStream(bufferingPolicy: .bufferingNewest(4096))
         let task = Task {
             for await entry in entries {
-                let kind: WatchEvent.Kind
-                switch entry.kind {
-                case .lifecycle(_, let phase): kind = .lifecycle(state: phase)
-                case .notification(let characteristic, let value): kind = .notification(characteristic: characteristic, value: value)
-                case .reconnected: kind = .lifecycle(state: "reconnected")
-                }
-                continuation.yield(WatchEvent(sequence: Int(entry.sequence), time: entry.time, device: entry.device.rawValue, kind: kind, text: entry.text))
+                continuation.yield(WatchEvent(sequence: Int(entry.sequence), time: entry.time, device: entry.device.rawValue,
+                                              kind: WatchEvent.Kind(entry.kind), text: entry.text))
             }
             continuation.finish()
         }

@@ -6,7 +6,8 @@ import Synchronization
 /// reconnect leaves, numbered so a consumer can detect gaps.
 public struct FeedEntry: Sendable {
     public enum Kind: Sendable {
-        case lifecycle(FleetMessageID, phase: String)
+        /// A lifecycle event, with the device's phase when it was published.
+        case lifecycle(FleetMessageID, phase: DevicePhase)
         case notification(characteristic: String, value: [UInt8])
         /// The link came back: values before and after belong to different connections.
         case reconnected

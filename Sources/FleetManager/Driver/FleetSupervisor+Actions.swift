@@ -149,8 +149,7 @@ extension FleetSupervisor {
         default: break
         }
         if let device = event.device {
-            let phase = event.id.impliedState ?? machine.devices[device]?.phase.description ?? "unknown"
-            feed.publish(device: device, kind: .lifecycle(event.id, phase: phase), text: event.message)
+            feed.publish(device: device, kind: .lifecycle(event.id, phase: machine.devices[device]?.phase ?? .unknown), text: event.message)
         }
     }
 

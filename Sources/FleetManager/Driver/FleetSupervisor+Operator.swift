@@ -1,4 +1,5 @@
-import FleetControl
+import FleetControlServer
+import FleetProtocol
 import Foundation
 import Identity
 import Policy
@@ -14,7 +15,7 @@ extension FleetSupervisor {
         }
         let uptime = ContinuousClock.now - startedAt
         return StatusInfo(daemon: DaemonInfo(version: version, uptimeSeconds: Double(uptime.milliseconds) / 1000,
-                                             state: stopping ? "stopping" : (isReady ? "running" : "starting")),
+                                             state: stopping ? .stopping : (isReady ? .running : .starting)),
                           adapters: adapters,
                           counts: DeviceCounts(wanted: counts.wanted, ready: counts.ready, backingOff: counts.backingOff, failed: counts.failed))
     }
@@ -25,7 +26,7 @@ extension FleetSupervisor {
     }
 
     func info(for device: FleetDevice, now: Duration) -> DeviceInfo {
-        DeviceInfo(id: device.id.rawValue, displayName: device.displayName ?? device.id.rawValue, state: device.phase.description,
+        DeviceInfo(id: device.id.rawValue, displayName: device.displayName ?? device.id.rawValue, state: DeviceState(device.phase),
                    adapter: (device.adapter ?? device.bestSighting?.adapter)?.name,
                    address: device.address, rssi: device.rssi,
                    lastSeenSecondsAgo: device.lastSeen.map { Double((now - $0).milliseconds) / 1000 },
@@ -56,8 +57,8 @@ extension FleetSupervisor {
         }
         let outcome = machine.operatorConnect(id, now: now())
         perform(outcome.actions)
-        return ConnectOutcome(device: id.rawValue, state: machine.devices[id]?.phase.description ?? "unknown", evicted: outcome.eviction,
-                              note: outcome.message)
+        return ConnectOutcome(device: id.rawValue, state: machine.devices[id].map { DeviceState($0.phase) } ?? .unknown,
+                              evicted: outcome.eviction?.victim.rawValue, note: outcome.eviction?.reason ?? outcome.message)
     }
 
     public func disconnect(_ reference: String) throws(FleetControlError) -> DisconnectOutcome {
@@ -66,7 +67,7 @@ extension FleetSupervisor {
             try machine.operatorDisconnect(device.id, now: now)
         }
         perform(outcome.actions)
-        return DisconnectOutcome(device: device.id.rawValue, state: machine.devices[device.id]?.phase.description ?? "idle")
+        return DisconnectOutcome(device: device.id.rawValue, state: machine.devices[device.id].map { DeviceState($0.phase) } ?? .idle)
     }
 
     public func evict(_ reference: String) throws(FleetControlError) -> EvictOutcome {

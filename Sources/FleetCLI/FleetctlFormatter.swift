@@ -1,0 +1,134 @@
+import FleetProtocol
+import Foundation
+
+/// Human renderings of daemon replies: aligned tables and short sentences.
+struct FleetctlFormatter {
+    var colour: Bool
+
+    func render(_ subcommand: FleetctlSubcommand, reply: VarlinkReply) throws(FleetClientError) -> String {
+        do {
+            return try renderChecked(subcommand, reply)
+        } catch {
+            throw .malformedReply(error.description)
+        }
+    }
+
+    private func renderChecked(_ subcommand: FleetctlSubcommand, _ reply: VarlinkReply) throws(VarlinkError) -> String {
+        switch subcommand {
+        case .status: return status(try reply.parameters(as: StatusInfo.self))
+        case .devices(let idsOnly):
+            let devices = try reply.parameters(as: DeviceList.self).devices
+            return idsOnly ? devices.map { $0.id + "\n" }.joined() : deviceTable(devices)
+        case .show: return detail(try reply.parameters(as: DeviceDetail.self))
+        case .connect:
+            let outcome = try reply.parameters(as: ConnectOutcome.self)
+            var text = "\(outcome.device): \(paint(outcome.state))\n"
+            if let note = outcome.note { text += note + "\n" } else if let evicted = outcome.evicted { text += "evicted \(evicted)\n" }
+            return text
+        case .disconnect:
+            let outcome = try reply.parameters(as: DisconnectOutcome.self)
+            return "\(outcome.device): \(paint(outcome.state))\n"
+        case .evict:
+            let outcome = try reply.parameters(as: EvictOutcome.self)
+            return "\(outcome.device): evicted; retrying in \(Self.duration(outcome.holdOffSeconds))\n"
+        case .forget: return "\(try reply.parameters(as: ForgetOutcome.self).device): forgotten\n"
+        case .setPolicy:
+            let outcome = try reply.parameters(as: SetPolicyOutcome.self)
+            return "\(outcome.device): policy class \(outcome.policyClass)\n"
+        case .read: return HexBytes.encode(try reply.parameters(as: ReadOutcome.self).value) + "\n"
+        case .write: return "written\n"
+        case .reload: return try reply.parameters(as: ReloadOutcome.self).summary + "\n"
+        case .metrics:
+            let text = try reply.parameters(as: MetricsText.self).text
+            return text.hasSuffix("\n") || text.isEmpty ? text : text + "\n"
+        case .watch: return ""
+        }
+    }
+
+    func render(_ event: WatchEvent) -> String {
+        let time = event.time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        let what: String
+        switch event.kind {
+        case .lifecycle(let state): what = paint(state)
+        case .disconnected: what = "disconnected"
+        case .reconnected: what = "reconnected"
+        case .notification(let characteristic, let value): what = "\(characteristic) = \(HexBytes.encode(value))"
+        }
+        return "\(event.sequence)  \(time)  \(event.device)  \(what)  \(event.text)\n"
+    }
+
+    private func paint(_ state: DeviceState) -> String {
+        guard colour, let shade = TerminalColour.of(state) else { return state.rawValue }
+        return shade.wrap(state.rawValue)
+    }
+
+    private func paint(_ state: DaemonState) -> String {
+        guard colour, let shade = TerminalColour.of(state) else { return state.rawValue }
+        return shade.wrap(state.rawValue)
+    }
+
+    private func status(_ status: StatusInfo) -> String {
+        var text = "fleetd \(status.daemon.version)  \(paint(status.daemon.state))  up \(Self.duration(status.daemon.uptimeSeconds))\n\n"
+        var adapters = TextTable(header: ["ADAPTER", "ADDRESS", "POWERED", "SLOTS"])
+        for adapter in status.adapters {
+            adapters.rows.append([.init(adapter.name), .init(adapter.address ?? "-"),
+                                  .init(adapter.powered ? "yes" : "no", colour: adapter.powered ? nil : .red),
+                                  .init("\(adapter.slotsUsed)/\(adapter.slotsCapacity)")])
+        }
+        text += adapters.render(colour: colour) + "\n"
+        var counts = TextTable(header: ["WANTED", "READY", "BACKING-OFF", "FAILED"])
+        let c = status.counts
+        counts.rows.append([.init(String(c.wanted)), .init(String(c.ready), colour: .green),
+                            .init(String(c.backingOff), colour: c.backingOff > 0 ? .yellow : nil),
+                            .init(String(c.failed), colour: c.failed > 0 ? .red : nil)])
+        return text + counts.render(colour: colour)
+    }
+
+    private func deviceTable(_ devices: [DeviceInfo]) -> String {
+        var table = TextTable(header: ["ID", "NAME", "STATE", "ADAPTER", "ADDRESS", "RSSI", "LAST-SEEN", "ATTEMPT", "NEXT-RETRY", "CLASS"])
+        for device in devices {
+            table.rows.append([
+                .init(device.id), .init(device.displayName), .init(device.state.rawValue, colour: TerminalColour.of(device.state)),
+                .init(device.adapter ?? "-"), .init(device.address ?? "-"), .init(device.rssi.map(String.init) ?? "-"),
+                .init(device.lastSeenSecondsAgo.map { Self.duration($0) + " ago" } ?? "never"),
+                .init(String(device.attempt)), .init(device.nextRetryInSeconds.map { "in " + Self.duration($0) } ?? "-"),
+                .init(device.policyClass),
+            ])
+        }
+        return table.render(colour: colour)
+    }
+
+    private func detail(_ detail: DeviceDetail) -> String {
+        let device = detail.device
+        let fields: [(String, String)] = [
+            ("id", device.id), ("name", device.displayName), ("state", paint(device.state)),
+            ("adapter", device.adapter ?? "-"), ("address", device.address ?? "-"), ("rssi", device.rssi.map(String.init) ?? "-"),
+            ("last seen", device.lastSeenSecondsAgo.map { Self.duration($0) + " ago" } ?? "never"),
+            ("attempt", String(device.attempt)), ("next retry", device.nextRetryInSeconds.map { "in " + Self.duration($0) } ?? "-"),
+            ("class", device.policyClass), ("identity", detail.identity ?? "-"), ("last error", detail.lastError ?? "-"),
+            ("connected for", detail.connectedForSeconds.map(Self.duration) ?? "-"),
+        ]
+        let width = fields.map(\.0.count).max() ?? 0
+        var text = fields.map { ($0.0 + ":").padding(to: width + 1) + " " + $0.1 + "\n" }.joined()
+        if !detail.characteristics.isEmpty {
+            var table = TextTable(header: ["CHARACTERISTIC", "FLAGS"])
+            for characteristic in detail.characteristics {
+                table.rows.append([.init(characteristic.uuid), .init(characteristic.flags.joined(separator: ","))])
+            }
+            text += "\n" + table.render(colour: colour)
+        }
+        return text
+    }
+
+    /// "850ms", "42s", "3m05s", "2h07m", "3d04h".
+    static func duration(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds >= 0 else { return "-" }
+        if seconds < 1 { return "\(Int(seconds * 1000))ms" }
+        let whole = Int(seconds)
+        if whole < 60 { return "\(whole)s" }
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
+        if whole < 3600 { return "\(whole / 60)m\(two(whole % 60))s" }
+        if whole < 86_400 { return "\(whole / 3600)h\(two(whole % 3600 / 60))m" }
+        return "\(whole / 86_400)d\(two(whole % 86_400 / 3600))h"
+    }
+}

@@ -1,0 +1,137 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FleetProtocol
+
+/// A blocking varlink client connection over a Unix stream socket (what fleetctl and the tests use).
+///
+/// Not thread-safe: one caller at a time. Replies are read in order; a streaming call yields replies
+/// until one arrives without `continues`.
+public final class VarlinkConnection {
+    public let path: String
+    private let fd: Int32
+    private var decoder: FrameDecoder
+    private var frames: [[UInt8]] = []
+
+    /// Connects to `path`. Largest reply frame accepted is `maxReplyBytes`.
+    public init(path: String, maxReplyBytes: Int = 16 * 1024 * 1024) throws(FleetClientError) {
+        self.path = path
+        decoder = FrameDecoder(limit: maxReplyBytes)
+        guard let address = UnixSocketAddress(path: path) else { throw .unreachable(path: path, errno: ENAMETOOLONG) }
+        // The descriptor is stored only once connected: a throw after every property is set runs deinit, whose
+        // close would then close the number a second time, by then perhaps another thread's descriptor.
+        let socketFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard socketFD >= 0 else { throw .io(operation: "socket", errno: errno) }
+        var result: Int32
+        repeat { result = address.withSockaddr { connect(socketFD, $0, $1) } } while result != 0 && errno == EINTR
+        guard result == 0 else {
+            let code = errno
+            close(socketFD)
+            if code == EACCES || code == EPERM { throw .socketPermissionDenied(path: path) }
+            throw .unreachable(path: path, errno: code)
+        }
+        fd = socketFD
+    }
+
+    deinit { close(fd) }
+
+    /// The underlying descriptor, for tests that need to misbehave (stop reading, send garbage).
+    public var descriptor: Int32 { fd }
+
+    /// Sends a call without waiting for the reply.
+    public func send(_ call: VarlinkCall) throws(FleetClientError) {
+        try sendRaw(call.frame)
+    }
+
+    /// Sends raw bytes (tests use this for malformed frames).
+    public func sendRaw(_ bytes: [UInt8]) throws(FleetClientError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw in
+                Glibc.send(fd, raw.baseAddress.map { $0 + offset }, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                if errno == EPIPE || errno == ECONNRESET { throw .connectionClosed }
+                throw .io(operation: "send", errno: errno)
+            }
+            offset += written
+        }
+    }
+
+    /// Waits for the next reply. `timeout` nil waits forever.
+    public func receive(timeout: Duration? = nil) throws(FleetClientError) -> VarlinkReply {
+        let frame = try receiveFrame(timeout: timeout)
+        do {
+            return try VarlinkReply(frame: frame)
+        } catch {
+            throw .malformedReply(error.description)
+        }
+    }
+
+    /// Waits for the next raw frame (without its NUL).
+    public func receiveFrame(timeout: Duration? = nil) throws(FleetClientError) -> [UInt8] {
+        let deadline = timeout.map { ContinuousClock.now + $0 }
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while frames.isEmpty {
+            if let deadline {
+                let remaining = deadline - .now
+                guard remaining > .zero else { throw .timedOut }
+                var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&descriptor, 1, Int32(clamping: Int((remaining / .milliseconds(1)).rounded(.up))))
+                if ready < 0, errno != EINTR { throw .io(operation: "poll", errno: errno) }
+                if ready == 0 { continue }
+            }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count == 0 { throw .connectionClosed }
+            if count < 0 {
+                if errno == EINTR { continue }
+                if errno == ECONNRESET { throw .connectionClosed }
+                throw .io(operation: "recv", errno: errno)
+            }
+            for output in decoder.feed(buffer[0..<count]) {
+                switch output {
+                case .frame(let bytes): frames.append(bytes)
+                case .tooLarge: throw .malformedReply("reply larger than \(decoder.limit) bytes")
+                }
+            }
+        }
+        return frames.removeFirst()
+    }
+
+    /// Sends a call and returns its (first) reply; an error reply is thrown as `.remote`.
+    public func call(_ call: VarlinkCall, timeout: Duration? = nil) throws(FleetClientError) -> VarlinkReply {
+        try send(call)
+        let reply = try receive(timeout: timeout)
+        if let error = reply.varlinkError { throw .remote(error) }
+        return reply
+    }
+
+    /// Sends `request` and decodes its reply as `Reply`; a reply of another shape is `.malformedReply`.
+    public func call<Reply: Decodable>(_ request: FleetRequest, replying type: Reply.Type, timeout: Duration? = nil) throws(FleetClientError) -> Reply {
+        let reply = try call(Self.encode(request), timeout: timeout)
+        do {
+            return try reply.parameters(as: type)
+        } catch {
+            throw .malformedReply(error.description)
+        }
+    }
+
+    /// Calls `method` of io.fleetd.Fleet with untyped `parameters` and returns the reply's parameters as they came
+    /// (for tests and tools that look at the wire itself).
+    public func call(_ method: FleetInterface.Method, _ parameters: [String: JSONValue] = [:], timeout: Duration? = nil) throws(FleetClientError) -> [String: JSONValue] {
+        let request: VarlinkCall
+        do { request = try VarlinkCall(method: method.qualifiedName, parameters: parameters) } catch { throw .malformedRequest(error.description) }
+        let reply = try call(request, timeout: timeout)
+        do {
+            return try reply.parameters(as: [String: JSONValue].self)
+        } catch {
+            throw .malformedReply(error.description)
+        }
+    }
+
+    /// The call a request sends; a request that cannot be encoded (a non-finite number) is `.malformedRequest`.
+    static func encode(_ request: FleetRequest) throws(FleetClientError) -> VarlinkCall {
+        do { return try request.call() } catch { throw .malformedRequest(error.description) }
+    }
+}

@@ -1,0 +1,33 @@
+import FleetProtocol
+
+/// What the control plane asks of the supervisor; fleetd implements it, tests use an in-memory fake.
+///
+/// Every method may be called concurrently from many clients. Throw `FleetControlError` for failures the
+/// caller should see precisely (any other error becomes `io.fleetd.Fleet.Failed` with its description).
+/// Device references are the user's text: resolve them with `DeviceReference.resolve(_:in:)`.
+/// Authorization is done before these are called; the backend need not check the caller.
+public protocol FleetControlBackend: Sendable {
+    func status() async throws -> StatusInfo
+    func listDevices() async throws -> [DeviceInfo]
+    func showDevice(_ reference: String) async throws -> DeviceDetail
+    /// Want the device connected now; admission may evict another device (say so in the outcome).
+    func connect(_ reference: String) async throws -> ConnectOutcome
+    /// Disconnect and stop wanting the device.
+    func disconnect(_ reference: String) async throws -> DisconnectOutcome
+    /// Free the device's slot but keep it wanted, retrying after a hold-off.
+    func evict(_ reference: String) async throws -> EvictOutcome
+    /// Drop the device and its stored identity; returns the identity id forgotten.
+    func forget(_ reference: String) async throws -> String
+    /// Move the device to policy class `policyClass`; returns the identity id.
+    func setPolicy(_ reference: String, policyClass: String) async throws -> String
+    func read(_ reference: String, characteristic: String) async throws -> [UInt8]
+    func write(_ reference: String, characteristic: String, value: [UInt8], withResponse: Bool) async throws
+    /// Live events of one device (`reference` resolved once, at the call) or of all devices (nil).
+    /// The stream ends when the daemon stops; the server cancels iteration when the client goes away.
+    /// Throwing here (e.g. device not found) fails the call before any event is sent.
+    func watch(_ reference: String?) async throws -> AsyncStream<WatchEvent>
+    /// Re-read the configuration; returns a one-line summary of what changed.
+    func reload() async throws -> String
+    /// Prometheus text exposition format.
+    func metrics() async throws -> String
+}

@@ -1,0 +1,41 @@
+/// One device of the fleet as `ListDevices` and `ShowDevice` report it.
+public struct DeviceInfo: Sendable, Equatable, Codable {
+    /// Stable identity id (what a device reference matches exactly or by prefix).
+    public var id: String
+    public var displayName: String
+    public var state: DeviceState
+    /// Adapter holding the device's slot, if any.
+    public var adapter: String?
+    /// Current Bluetooth address, if known (private addresses rotate).
+    public var address: String?
+    public var rssi: Int?
+    /// Seconds since the device was last heard from; nil when never seen.
+    public var lastSeenSecondsAgo: Double?
+    /// Attempt number within the current connection cycle.
+    public var attempt: Int
+    /// Seconds until the next connection attempt, when backing off.
+    public var nextRetryInSeconds: Double?
+    public var policyClass: String
+
+    public init(id: String, displayName: String, state: DeviceState, adapter: String? = nil, address: String? = nil,
+                rssi: Int? = nil, lastSeenSecondsAgo: Double? = nil, attempt: Int = 0,
+                nextRetryInSeconds: Double? = nil, policyClass: String) {
+        self.id = id
+        self.displayName = displayName
+        self.state = state
+        self.adapter = adapter
+        self.address = address
+        self.rssi = rssi
+        self.lastSeenSecondsAgo = lastSeenSecondsAgo
+        self.attempt = attempt
+        self.nextRetryInSeconds = nextRetryInSeconds
+        self.policyClass = policyClass
+    }
+}
+
+/// The reply of `ListDevices`.
+public struct DeviceList: Sendable, Equatable, Codable {
+    public var devices: [DeviceInfo]
+
+    public init(devices: [DeviceInfo]) { self.devices = devices }
+}

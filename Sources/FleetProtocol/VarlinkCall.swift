@@ -1,0 +1,131 @@
+import Foundation
+
+/// One varlink method call: `{"method": …, "parameters": {…}, "more": …, "oneway": …}`, held as its JSON
+/// text with the envelope decoded. Built from parts by a client, or from a received frame by the server,
+/// which decodes `parameters` into the method's own type once it knows the method.
+public struct VarlinkCall: Sendable {
+    /// Fully qualified method name, e.g. `io.fleetd.Fleet.Status`.
+    public let method: String
+    /// The caller accepts several replies (`continues: true` on all but the last).
+    public let more: Bool
+    /// The caller wants no reply at all.
+    public let oneway: Bool
+    /// The call's JSON text (the frame without its NUL terminator).
+    public let json: [UInt8]
+
+    /// A call to send, its parameters encoded now.
+    public init<Parameters: Encodable>(method: String, parameters: Parameters, more: Bool = false, oneway: Bool = false) throws(VarlinkError) {
+        self.method = method
+        self.more = more
+        self.oneway = oneway
+        json = try VarlinkJSON.encode(Envelope(method: method, parameters: parameters, more: more ? true : nil, oneway: oneway ? true : nil))
+    }
+
+    /// A call without parameters.
+    public init(method: String, more: Bool = false, oneway: Bool = false) {
+        self.method = method
+        self.more = more
+        self.oneway = oneway
+        var members: [String: JSONValue] = ["method": .string(method), "parameters": .object([:])]
+        if more { members["more"] = .bool(true) }
+        if oneway { members["oneway"] = .bool(true) }
+        json = VarlinkJSON.encodeNeverFailing(.object(members))
+    }
+
+    /// What is wrong with a received frame.
+    public enum FrameError: Error, Sendable, Equatable {
+        /// Not JSON: the stream can no longer be trusted, so the connection is answered and closed.
+        case notJSON(VarlinkError)
+        /// Well-formed JSON that is not a call: answered, and the connection carries on.
+        case notACall(VarlinkError)
+    }
+
+    /// Interprets a received frame (without its NUL). The whole frame must be JSON; only the envelope is
+    /// decoded here, the parameters when the method is known.
+    public init<Bytes: Collection<UInt8>>(frame: Bytes) throws(FrameError) {
+        json = Array(frame)
+        // JSONDecoder checks a string only when it decodes it, so a broken escape or invalid UTF-8 in a member
+        // nobody reads would pass; a peer sending that is not speaking JSON, and its stream is not trusted further.
+        do {
+            _ = try JSONSerialization.jsonObject(with: Data(json), options: [.fragmentsAllowed])
+        } catch {
+            throw .notJSON(.invalidRequest("not valid JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] ?? error)"))
+        }
+        let header: Header
+        do {
+            header = try VarlinkJSON.decoder.decode(Header.self, from: Data(json))
+        } catch let error as DecodingError {
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
+                throw .notJSON(.invalidRequest(VarlinkJSON.syntaxReason(context)))
+            }
+            throw .notACall(.invalidRequest(Self.reason(error)))
+        } catch {
+            throw .notJSON(.invalidRequest("not valid JSON: \(error)"))
+        }
+        guard !header.method.isEmpty else { throw .notACall(.invalidRequest("'method' must not be empty")) }
+        method = header.method
+        more = header.more ?? false
+        oneway = header.oneway ?? false
+    }
+
+    /// The call's parameters as the method's type. A missing or null `parameters` reads as `{}`.
+    public func parameters<Parameters: Decodable>(as type: Parameters.Type) throws(VarlinkError) -> Parameters {
+        let body = try VarlinkJSON.decode(Body<Parameters>.self, from: json, corrupt: .invalidParameter("parameters"))
+        if let parameters = body.parameters { return parameters }
+        return try VarlinkJSON.decode(type, from: Array("{}".utf8), corrupt: .invalidParameter("parameters"))
+    }
+
+    /// The interface part of `method` (everything before the last dot).
+    public var interface: String {
+        guard let dot = method.lastIndex(of: ".") else { return "" }
+        return String(method[..<dot])
+    }
+
+    /// The member part of `method` (after the last dot).
+    public var member: String {
+        guard let dot = method.lastIndex(of: ".") else { return method }
+        return String(method[method.index(after: dot)...])
+    }
+
+    /// The wire frame: the JSON text and its NUL terminator.
+    public var frame: [UInt8] { json + [0] }
+
+    /// Why a JSON document is not a call, by the member that failed.
+    private static func reason(_ error: DecodingError) -> String {
+        let member: String? = switch error {
+        case .keyNotFound(let key, let context): (context.codingPath + [key]).first?.stringValue
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context): context.codingPath.first?.stringValue
+        @unknown default: nil
+        }
+        switch member {
+        case "parameters": return "'parameters' must be an object"
+        case "method": return "missing string member 'method'"
+        case "more", "oneway": return "'\(member ?? "")' must be a bool"
+        default: return "a call must be a JSON object"
+        }
+    }
+
+    private struct Envelope<Parameters: Encodable>: Encodable {
+        var method: String
+        var parameters: Parameters
+        var more: Bool?
+        var oneway: Bool?
+    }
+
+    private struct Header: Decodable {
+        var method: String
+        var more: Bool?
+        var oneway: Bool?
+        /// Only checked to be an object (or null): its members are the method's business.
+        var parameters: ObjectShape?
+    }
+
+    private struct Body<Parameters: Decodable>: Decodable {
+        var parameters: Parameters?
+    }
+}
+
+/// Decodes successfully from any JSON object, reading none of its members.
+struct ObjectShape: Decodable {
+    init(from decoder: any Decoder) throws { _ = try decoder.container(keyedBy: AnyCodingKey.self) }
+}

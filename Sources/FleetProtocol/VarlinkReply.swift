@@ -1,0 +1,65 @@
+/// One varlink reply: `{"parameters": {…}, "continues": …, "error": …}`, held as its JSON text with the
+/// envelope decoded. Encoded once by the server (so its buffers hold bytes), decoded by a client into the
+/// method's reply type.
+public struct VarlinkReply: Sendable {
+    /// More replies to the same call follow.
+    public let continues: Bool
+    /// Fully qualified error name; nil for a successful reply.
+    public let error: String?
+    /// The reply's JSON text (the frame without its NUL terminator).
+    public let json: [UInt8]
+
+    /// A successful reply carrying `parameters` (a value JSON cannot hold is a `Failed` error).
+    public init<Parameters: Encodable>(parameters: Parameters, continues: Bool = false) throws(VarlinkError) {
+        self.continues = continues
+        error = nil
+        json = try VarlinkJSON.encode(Envelope(parameters: parameters, continues: continues ? true : nil, error: nil))
+    }
+
+    /// An error reply; always encodable.
+    public init(error: VarlinkError) {
+        continues = false
+        self.error = error.name
+        json = VarlinkJSON.encodeNeverFailing(.object(["parameters": .object(error.parameters), "error": .string(error.name)]))
+    }
+
+    /// Interprets a received frame (without its NUL); anything that is not a reply envelope is `InvalidRequest`.
+    public init<Bytes: Collection<UInt8>>(frame: Bytes) throws(VarlinkError) {
+        json = Array(frame)
+        let header = try VarlinkJSON.decode(Header.self, from: json)
+        continues = header.continues ?? false
+        error = header.error
+    }
+
+    /// The reply's parameters as `type`; a missing or null `parameters` reads as `{}`.
+    public func parameters<Parameters: Decodable>(as type: Parameters.Type) throws(VarlinkError) -> Parameters {
+        let body = try VarlinkJSON.decode(Body<Parameters>.self, from: json, corrupt: .invalidParameter("parameters"))
+        if let parameters = body.parameters { return parameters }
+        return try VarlinkJSON.decode(type, from: Array("{}".utf8), corrupt: .invalidParameter("parameters"))
+    }
+
+    /// The parameters as they came, whatever their shape (empty when they are not an object).
+    public var untypedParameters: [String: JSONValue] { (try? parameters(as: [String: JSONValue].self)) ?? [:] }
+
+    /// The error this reply carries, if it is an error reply.
+    public var varlinkError: VarlinkError? { error.map { VarlinkError(name: $0, parameters: untypedParameters) } }
+
+    /// The wire frame: the JSON text and its NUL terminator.
+    public var frame: [UInt8] { json + [0] }
+
+    private struct Envelope<Parameters: Encodable>: Encodable {
+        var parameters: Parameters
+        var continues: Bool?
+        var error: String?
+    }
+
+    private struct Header: Decodable {
+        var continues: Bool?
+        var error: String?
+        var parameters: ObjectShape?
+    }
+
+    private struct Body<Parameters: Decodable>: Decodable {
+        var parameters: Parameters?
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// One entry of the `Watch` stream: a lifecycle change, a link going down or coming back, or a notified value.
+public struct WatchEvent: Sendable, Equatable {
+    /// What happened.
+    public enum Kind: Sendable, Equatable {
+        /// The device entered `state`.
+        case lifecycle(state: DeviceState)
+        /// The link went down; the next lifecycle event says where the device went.
+        case disconnected
+        /// The link came back after a drop: values before and after belong to different connections.
+        case reconnected
+        /// The device notified `value` on `characteristic`.
+        case notification(characteristic: String, value: [UInt8])
+    }
+
+    /// Strictly increasing per daemon run, so a client can spot gaps.
+    public var sequence: Int
+    /// When it happened (wall clock; sent as ISO-8601 UTC).
+    public var time: Date
+    /// Identity id of the device.
+    public var device: String
+    public var kind: Kind
+    /// One line for humans.
+    public var text: String
+
+    public init(sequence: Int, time: Date, device: String, kind: Kind, text: String) {
+        self.sequence = sequence
+        self.time = time
+        self.device = device
+        self.kind = kind
+        self.text = text
+    }
+}
+
+// The wire form is the interface's flat Event record: `kind` names the case, and only that case's members are sent.
+extension WatchEvent: Codable {
+    private enum CodingKeys: String, CodingKey { case sequence, time, device, kind, state, characteristic, value, text }
+    private enum KindName: String, Codable { case lifecycle, disconnected, reconnected, notification }
+
+    private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        sequence = try container.decode(Int.self, forKey: .sequence)
+        let timeText = try container.decode(String.self, forKey: .time)
+        guard let time = try? Self.timeFormat.parse(timeText) else {
+            throw DecodingError.dataCorruptedError(forKey: .time, in: container, debugDescription: "not an ISO-8601 time: \(timeText)")
+        }
+        self.time = time
+        device = try container.decode(String.self, forKey: .device)
+        text = try container.decode(String.self, forKey: .text)
+        switch try container.decode(KindName.self, forKey: .kind) {
+        case .lifecycle: kind = .lifecycle(state: try container.decode(DeviceState.self, forKey: .state))
+        case .disconnected: kind = .disconnected
+        case .reconnected: kind = .reconnected
+        case .notification:
+            kind = .notification(characteristic: try container.decode(String.self, forKey: .characteristic),
+                                 value: try container.decodeHex(forKey: .value))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sequence, forKey: .sequence)
+        try container.encode(time.formatted(Self.timeFormat), forKey: .time)
+        try container.encode(device, forKey: .device)
+        try container.encode(text, forKey: .text)
+        switch kind {
+        case .lifecycle(let state):
+            try container.encode(KindName.lifecycle, forKey: .kind)
+            try container.encode(state, forKey: .state)
+        case .disconnected: try container.encode(KindName.disconnected, forKey: .kind)
+        case .reconnected: try container.encode(KindName.reconnected, forKey: .kind)
+        case .notification(let characteristic, let value):
+            try container.encode(KindName.notification, forKey: .kind)
+            try container.encode(characteristic, forKey: .characteristic)
+            try container.encode(HexBytes.encode(value), forKey: .value)
+        }
+    }
+}
+
+/// One reply of a `Watch` stream.
+public struct WatchUpdate: Sendable, Equatable, Codable {
+    public var event: WatchEvent
+
+    public init(event: WatchEvent) { self.event = event }
+}

@@ -1,0 +1,106 @@
+import FleetProtocol
+import Foundation
+import Testing
+
+/// The JSON codec under the protocol (Foundation's, chosen by ControlBench) as varlink needs it.
+@Suite struct VarlinkCodecTests {
+    @Test func parsesNestedDocumentsAndSerialisesThemBack() throws {
+        let text = #"{"a":[1,-2.5,true,false,null],"b":{"c":"x\"y\\z\n\u00e9\ud83d\ude00"}}"#
+        let value = try JSONValue.parse(text)
+        #expect(value.objectValue?["a"]?.arrayValue?.count == 5)
+        #expect(value.objectValue?["b"]?.objectValue?["c"]?.stringValue == "x\"y\\z\né😀")
+        #expect(try JSONValue.parse(value.serialized) == value)
+    }
+
+    // Foundation's decoder accepts a trailing comma in an array ("[1,]"); that leniency harms nobody.
+    @Test(arguments: ["", "{", "{\"a\" 1}", "tru", "01", "1.", "\"\\x\"", "\"abc", "{} x", "\"\u{01}\"", "1e999", "\"\\ud800\""])
+    func rejectsMalformedDocuments(_ text: String) {
+        #expect(throws: VarlinkError.self) { try JSONValue.parse(text) }
+    }
+
+    @Test func deepNestingIsRefusedNotACrash() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: VarlinkError.self) { try JSONValue.parse(deep) }
+        let pastTheLimit = String(repeating: "[", count: JSONValue.maximumDepth + 1) + String(repeating: "]", count: JSONValue.maximumDepth + 1)
+        #expect(throws: VarlinkError.self) { try JSONValue.parse(pastTheLimit) }
+        let shallow = String(repeating: "[", count: 10) + String(repeating: "]", count: 10)
+        #expect((try? JSONValue.parse(shallow)) != nil)
+    }
+
+    @Test func escapesControlCharactersSoNoNulReachesTheWire() {
+        let value = JSONValue.string("a\u{0}b\u{1F}")
+        #expect(value.serialized == #""a\u0000b\u001f""#)
+        #expect(!Array(value.serialized.utf8).contains(0))
+    }
+
+    @Test func integersPrintWithoutFractionAndIntValueChecksIntegrality() {
+        #expect(JSONValue.int(42).serialized == "42")
+        #expect(JSONValue.number(1.5).intValue == nil)
+        #expect(JSONValue.number(-7).intValue == -7)
+        #expect(JSONValue.number(.nan).serialized == "null", "JSON has no NaN; an error's parameters must still go out")
+    }
+
+    @Test func invalidUTF8IsRefused() throws {
+        let frame: [UInt8] = Array(#"{"method":""#.utf8) + [0xFF, 0xFE] + Array(#""}"#.utf8)
+        #expect(throws: VarlinkCall.FrameError.self) { try VarlinkCall(frame: frame) }
+    }
+
+    @Test func aFrameThatIsNotJSONBreaksFramingAndValidJSONThatIsNotACallDoesNot() {
+        for broken in ["{\"method\": ", #"{"method":"a.B","parameters":{"unread":"\uZZZZ"}}"#] {
+            do {
+                _ = try VarlinkCall(frame: Array(broken.utf8))
+                Issue.record("accepted \(broken)")
+            } catch {
+                guard case .notJSON(let reason) = error else { Issue.record("\(broken): \(error)"); continue }
+                #expect(reason.name == "io.fleetd.Fleet.InvalidRequest" && reason.description.contains("not valid JSON"), "\(reason)")
+            }
+        }
+        #expect(throws: VarlinkCall.FrameError.notACall(.invalidRequest("a call must be a JSON object"))) { try VarlinkCall(frame: Array("[1,2]".utf8)) }
+        #expect(throws: VarlinkCall.FrameError.notACall(.invalidRequest("missing string member 'method'"))) { try VarlinkCall(frame: Array("{}".utf8)) }
+        #expect(throws: VarlinkCall.FrameError.notACall(.invalidRequest("'parameters' must be an object"))) {
+            try VarlinkCall(frame: Array(#"{"method":"a.B","parameters":[1]}"#.utf8))
+        }
+        #expect(throws: VarlinkCall.FrameError.notACall(.invalidRequest("'more' must be a bool"))) {
+            try VarlinkCall(frame: Array(#"{"method":"a.B","more":1}"#.utf8))
+        }
+    }
+
+    @Test func parametersThatDoNotFitTheMethodNameTheMember() throws {
+        func request(_ json: String) throws(VarlinkError) -> FleetRequest {
+            let call: VarlinkCall
+            do { call = try VarlinkCall(frame: Array(json.utf8)) } catch { throw .invalidRequest("\(error)") }
+            return try FleetRequest(FleetInterface.Method(rawValue: call.member)!, parameters: call)
+        }
+        #expect(throws: VarlinkError.invalidParameter("device")) { try request(#"{"method":"io.fleetd.Fleet.ShowDevice"}"#) }
+        #expect(throws: VarlinkError.invalidParameter("device")) { try request(#"{"method":"io.fleetd.Fleet.ShowDevice","parameters":{"device":null}}"#) }
+        #expect(throws: VarlinkError.invalidParameter("device")) { try request(#"{"method":"io.fleetd.Fleet.ShowDevice","parameters":{"device":3}}"#) }
+        #expect(throws: VarlinkError.invalidParameter("value")) {
+            try request(#"{"method":"io.fleetd.Fleet.Write","parameters":{"device":"d","characteristic":"c","value":"xyz"}}"#)
+        }
+        #expect(try request(#"{"method":"io.fleetd.Fleet.Write","parameters":{"device":"d","characteristic":"c","value":"0a:0B"}}"#)
+            == .write(device: "d", characteristic: "c", value: [0x0A, 0x0B], withResponse: true))
+        #expect(try request(#"{"method":"io.fleetd.Fleet.Watch"}"#) == .watch(device: nil))
+    }
+
+    @Test func everyRequestSurvivesTheWire() throws {
+        let requests: [FleetRequest] = [
+            .status, .listDevices, .showDevice(device: "lamp"), .connect(device: "a b"), .disconnect(device: "x"), .evict(device: "x"),
+            .forget(device: "x"), .setPolicy(device: "x", policyClass: "critical"), .read(device: "x", characteristic: "2a19"),
+            .write(device: "x", characteristic: "2a19", value: [0, 255], withResponse: false), .watch(device: nil), .watch(device: "x"),
+            .reload, .metrics,
+        ]
+        for request in requests {
+            let received = try VarlinkCall(frame: try request.call().json)
+            #expect(received.more == (request.method == .watch))
+            #expect(try FleetRequest(request.method, parameters: received) == request)
+        }
+    }
+
+    @Test func aReplyDecodesIntoItsTypeAndNamesAMemberThatDoesNot() throws {
+        let devices = DeviceList(devices: [DeviceInfo(id: "a", displayName: "A", state: .backingOff, nextRetryInSeconds: 2.5, policyClass: "normal")])
+        let reply = try VarlinkReply(frame: try VarlinkReply(parameters: devices).json)
+        #expect(try reply.parameters(as: DeviceList.self) == devices)
+        let wrong = try VarlinkReply(frame: Array(#"{"parameters":{"devices":[{"id":"a","displayName":"A","state":"backoff","attempt":0,"policyClass":"n"}]}}"#.utf8))
+        #expect(throws: VarlinkError.invalidParameter("devices[0].state")) { try wrong.parameters(as: DeviceList.self) }
+    }
+}
