@@ -125,6 +125,8 @@ public final class BlueZSimulator: @unchecked Sendable {
                 tree.update(path: path, interface: interface.rawValue, changed, invalidated: invalidated, emitUnchanged: always)
             case .setQuietly(let path, let interface, let changed):
                 tree.update(path: path, interface: interface.rawValue, changed, signal: false)
+            case .callAgent(let call):
+                callAgent(call)
             case .reply(let token, let result):
                 guard let continuation = s.pending.removeValue(forKey: token) else { continue }
                 switch result {

@@ -71,6 +71,7 @@ extension SimulatorWorld {
             armExpiry(adapter: a, address: address)
             return
         }
+        if securityRefusesLink(&object, adapter: a, attempt: attempt, token: token, effects: &effects) { return }
         object.link = .connected(attempt: attempt)
         count(\.linksUp, peripheral: object.peripheral)
         // bluetoothd 5.66 sets Connected in att_connect_cb without a signal, and the mgmt Device Connected
@@ -147,7 +148,7 @@ extension SimulatorWorld {
         object.reads.removeAll()
         object.writes.removeAll()
         if object.gattExported, let table {
-            if configuration.gattCache.keepsObjects {
+            if configuration.gattCache.keepsObjects(paired: object.security.bond != nil) {
                 for handle in wasNotifying {
                     if let p = object.characteristicPath(table, handle: handle) { effects.append(.change(p, .gattCharacteristic, ["Notifying": .boolean(false)])) }
                 }
@@ -169,6 +170,7 @@ extension SimulatorWorld {
         var down: [String: DBusValue] = ["Connected": .boolean(false)]
         if wasResolved && lost { down["ServicesResolved"] = .boolean(false) }
         effects.append(.change(object.path, .device, down))
+        pairingLinkLost(adapter: a, address: address, effects: &effects)
         armExpiry(adapter: a, address: address)
     }
 
