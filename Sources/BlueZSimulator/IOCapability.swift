@@ -87,11 +87,4 @@ public struct PeripheralSecurity: Sendable, Hashable {
     }
 
     public func level(for uuid: String) -> SecurityLevel { characteristics[uuid] ?? defaultLevel }
-
-    /// The highest level anything on the device requires.
-    var strictest: SecurityLevel { max(defaultLevel, characteristics.values.max() ?? .none) }
-
-    /// Whether the peripheral sets the MITM bit in its Pairing Response: when it has IO to show or take a
-    /// passkey, or when something it serves needs an authenticated key.
-    var wantsMITM: Bool { ioCapability != .noInputNoOutput || strictest == .authenticate }
 }

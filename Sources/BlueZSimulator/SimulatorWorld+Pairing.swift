@@ -170,13 +170,15 @@ extension SimulatorWorld {
               case .exchanging = procedure.stage, let link = procedure.link, object.link.attempt == link, object.link.isConnected,
               let peripheral = peripherals[object.peripheral] else { return }
         let remote = peripheral.spec.security
-        let mitm = procedure.capability != .noInputNoOutput || remote.wantsMITM || procedure.target == .authenticate
+        // smp_conn_security asks for MITM when the local IO allows it or the level needs it; a Linux responder
+        // echoes the initiator's auth bits, and a NoInputNoOutput initiator gets Just Works from either table.
+        let mitm = procedure.capability != .noInputNoOutput || procedure.target == .authenticate
         let model = AssociationModel.forInitiator(local: procedure.capability, remote: remote.ioCapability,
                                                   secureConnections: remote.secureConnections, mitm: mitm)
-        // smp_cmd_pairing_rsp refuses a method without MITM when the initiator needs it (an elevation to HIGH),
-        // and a responder that serves authenticated-only attributes does the same: SMP Authentication
-        // Requirements, which reaches Pair as AuthenticationFailed.
-        if !model.authenticated && (procedure.target == .authenticate || remote.strictest == .authenticate) {
+        // smp_cmd_pairing_rsp: an initiator that needs MITM (an elevation to HIGH) refuses a method without it,
+        // SMP Authentication Requirements. A Linux responder does not refuse at pairing time: it refuses the
+        // attribute afterwards with Insufficient Authentication.
+        if !model.authenticated && procedure.target == .authenticate {
             finishPairing(adapter: a, address: address, status: .authenticationFailed, effects: &effects)
             return
         }
