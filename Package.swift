@@ -4,7 +4,7 @@ import PackageDescription
 /// fleetd: a BlueZ fleet supervisor. Layout:
 /// - C system libraries (CSystemd, CDBus, COpenSSL) are imported only by the wrappers above them.
 /// - FleetPlatform: owning Swift wrappers and safe APIs for D-Bus, journald and sd_notify.
-/// - Identity, Policy: pure decision libraries (no I/O, no clock reads).
+/// - Identity, Policy, Pairing: pure decision libraries (no I/O, no clock reads).
 /// - FleetManager: the supervisor state machine and its actor driver.
 /// - BlueZSimulator: a BlueZ 5.66 look-alike on D-Bus; fleetd never imports it.
 let package = Package(
@@ -23,7 +23,8 @@ let package = Package(
         .target(name: "FleetPlatform", dependencies: ["CDBus", "CSystemd"]),
         .target(name: "Identity", dependencies: ["COpenSSL"]),
         .target(name: "Policy"),
-        .target(name: "FleetManager", dependencies: ["FleetPlatform", "Identity", "Policy", "FleetControl"]),
+        .target(name: "Pairing", dependencies: ["Policy"]),
+        .target(name: "FleetManager", dependencies: ["FleetPlatform", "Identity", "Policy", "Pairing", "FleetControl"]),
         .target(name: "BlueZSimulator", dependencies: ["FleetPlatform"]),
         .target(name: "FleetControl"),
         .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetControl"], path: "Tests/FleetTestKit"),
@@ -43,6 +44,7 @@ let package = Package(
         .testTarget(name: "FleetPlatformTests", dependencies: ["FleetPlatform", "FleetTestKit"]),
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "FleetPlatform"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "FleetPlatform"]),
+        .testTarget(name: "PairingTests", dependencies: ["Pairing", "Policy"]),
         .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "FleetTestKit", "FleetControl", "Identity", "Policy"]),
         .testTarget(name: "FleetControlTests", dependencies: ["FleetControl", "FleetPlatform"]),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"]),
