@@ -45,7 +45,7 @@ let package = Package(
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "FleetPlatform"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "FleetPlatform"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "Policy"]),
-        .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "FleetTestKit", "FleetControl", "Identity", "Policy"]),
+        .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "FleetTestKit", "FleetControl", "Identity", "Policy", "Pairing"]),
         .testTarget(name: "FleetControlTests", dependencies: ["FleetControl", "FleetPlatform"]),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"]),
         .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetControl", "FleetPlatform"]),
