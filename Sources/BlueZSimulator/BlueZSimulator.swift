@@ -124,6 +124,8 @@ public final class BlueZSimulator: @unchecked Sendable {
                 tree.update(path: path, interface: interface.rawValue, changed, invalidated: invalidated, emitUnchanged: always)
             case .setQuietly(let path, let interface, let changed):
                 tree.update(path: path, interface: interface.rawValue, changed, signal: false)
+            case .callAgent(let call):
+                callAgent(call)
             case .reply(let token, let result):
                 // Sent here, between the effects before and after it, as bluetoothd sends its reply between
                 // its signals: the Connect reply, then the GATT objects and ServicesResolved=true.

@@ -44,6 +44,8 @@ public enum BusEffect: Sendable, Hashable {
     case reply(ReplyToken, ReplyResult)
     /// Change properties with no PropertiesChanged at all, where bluetoothd updates a value silently.
     case setQuietly(path: String, interface: BlueZInterface, changed: [String: DBusValue])
+    /// Call a registered agent (docs/simulator.md, Pairing).
+    case callAgent(AgentCall)
 
     static func change(_ path: String, _ interface: BlueZInterface, _ changed: [String: DBusValue], always: Bool = false) -> BusEffect {
         .changeProperties(path: path, interface: interface, changed: changed, invalidated: [], always: always)

@@ -23,6 +23,8 @@ public struct PeripheralSpec: Sendable, Hashable {
     public var profile: GattProfile
     /// The ATT MTU that the exchange with this device settles on (BlueZ's `MTU` property).
     public var mtu: UInt16
+    /// IO capability, passkey and what its characteristics require (defaults: none of it).
+    public var security = PeripheralSecurity()
 
     public init(label: String? = nil, address: BluetoothAddress, addressType: AddressType = .public, name: String? = nil,
                 manufacturerData: [UInt16: [UInt8]] = [:], serviceData: [String: [UInt8]] = [:], uuids: [String] = [],

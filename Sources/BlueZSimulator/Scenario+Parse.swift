@@ -115,7 +115,9 @@ extension Scenario {
                 spec.profile = GattProfile(services: services)
                 for service in services where !spec.uuids.contains(service.uuid) { spec.uuids.append(service.uuid) }
             default:
-                throw ScenarioError(.unknownKeyword, line: line, "unknown device key '\(key)'")
+                guard try parseSecurityKey(key, value, into: &spec, line: line) else {
+                    throw ScenarioError(.unknownKeyword, line: line, "unknown device key '\(key)'")
+                }
             }
         }
         if spec.rotationInterval != nil { spec.addressType = .random }
@@ -142,6 +144,7 @@ extension Scenario {
             }
             return .connectBehaviour(device: device, behaviour)
         default:
+            if let action = try parseSecurityAction(words, line: line) { return action }
             throw ScenarioError(.unknownKeyword, line: line, "unknown fault '\(words[0])'")
         }
     }
@@ -226,6 +229,7 @@ extension FaultAction {
         switch self {
         case .dropLink(let d), .removeDevice(let d), .rotateAddress(let d), .responseDelay(let d, _), .connectBehaviour(let d, _): d
         case .powerCycle, .setPowered: nil
+        case .forgetBond(let d): d
         }
     }
 }

@@ -26,4 +26,6 @@ public enum FaultAction: Sendable, Hashable {
     case rotateAddress(device: String)
     /// GATT replies and connect completion take this much longer.
     case responseDelay(device: String, Duration)
+    /// The peripheral forgets its bonds (Scenario+Security.swift).
+    case forgetBond(device: String)
 }

@@ -29,7 +29,7 @@ public final class SimulatorControl: Sendable {
 
     /// Runs `body` on the world for the device named by the call's first argument; `body` answers nil when
     /// there is no such device, which is the UnknownDevice error.
-    private static func withDevice<T>(_ sim: BlueZSimulator, _ call: DBusMethodCall,
+    static func withDevice<T>(_ sim: BlueZSimulator, _ call: DBusMethodCall,
                                       _ body: (inout SimulatorWorld, String) -> (T, [BusEffect])?) throws -> T {
         let name = string(call, 0)
         return try sim.withWorld { world throws -> (T, [BusEffect]) in
@@ -138,6 +138,6 @@ public final class SimulatorControl: Sendable {
                 sim.stopFlood()
                 return []
             }),
-        ])
+        ].merging(securityMethods) { current, _ in current })
     }
 }

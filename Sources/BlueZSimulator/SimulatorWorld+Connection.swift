@@ -71,6 +71,7 @@ extension SimulatorWorld {
             armExpiry(adapter: a, address: address)
             return
         }
+        if securityRefusesLink(&object, adapter: a, attempt: attempt, token: token, effects: &effects) { return }
         object.link = .connected(attempt: attempt)
         count(\.linksUp, peripheral: object.peripheral)
         switch configuration.linkUpOrder {
@@ -153,7 +154,7 @@ extension SimulatorWorld {
         object.reads.removeAll()
         object.writes.removeAll()
         if object.gattExported, let table {
-            if configuration.gattCache.keepsObjects {
+            if configuration.gattCache.keepsObjects(paired: object.security.bond != nil) {
                 for handle in wasNotifying {
                     if let p = object.characteristicPath(table, handle: handle) { effects.append(.change(p, .gattCharacteristic, ["Notifying": .boolean(false)])) }
                 }
@@ -175,6 +176,7 @@ extension SimulatorWorld {
         var down: [String: DBusValue] = ["Connected": .boolean(false)]
         if wasResolved && lost { down["ServicesResolved"] = .boolean(false) }
         effects.append(.change(object.path, .device, down))
+        pairingLinkLost(adapter: a, address: address, effects: &effects)
         armExpiry(adapter: a, address: address)
     }
 

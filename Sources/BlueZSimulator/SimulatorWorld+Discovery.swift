@@ -30,6 +30,9 @@ extension SimulatorWorld {
         for a in adapters.indices {
             for (address, object) in adapters[a].objects where object.peripheral == id {
                 tearDown(adapter: a, address: address, lost: true, effects: &effects)
+                // A bonded device is not temporary: bluetoothd keeps its object when it is no longer heard.
+                if adapters[a].objects[address]?.security.bond != nil { continue }
+                pairingDeviceRemoved(adapter: a, address: address, effects: &effects)
                 adapters[a].objects.removeValue(forKey: address)
                 effects.append(.removeObject(path: object.path))
             }
@@ -70,6 +73,8 @@ extension SimulatorWorld {
             return
         }
         object.lastSeen = now
+        // A kept (bonded) object is heard again from whichever peripheral now advertises at its address.
+        object.peripheral = id
         var changed: [String: DBusValue] = [:]
         // device_set_rssi_with_delta: any change under a filter, else only a change of 8 dBm or more.
         let threshold: Int16 = adapter.filtered ? 0 : 8
@@ -186,6 +191,9 @@ extension SimulatorWorld {
               adapters[a].objects[parsed.address] != nil else { throw BlueZError.doesNotExist }
         var effects: [BusEffect] = []
         tearDown(adapter: a, address: parsed.address, lost: false, effects: &effects)
+        // device_remove: a pairing still under way (the link was never up) ends as CONNECT_FAILED; the
+        // adapter's keys go with the object (device_remove_stored), the peripheral keeps its own.
+        pairingDeviceRemoved(adapter: a, address: parsed.address, effects: &effects)
         adapters[a].objects.removeValue(forKey: parsed.address)
         effects.append(.removeObject(path: path))
         return effects
@@ -213,7 +221,7 @@ extension SimulatorWorld {
 
     /// A client left the bus: its discovery sessions, filters and notify sessions end (BlueZ's disconnect watches).
     public mutating func clientVanished(_ sender: String) -> [BusEffect] {
-        var effects: [BusEffect] = []
+        var effects = agentOwnerVanished(sender)
         for a in adapters.indices {
             adapters[a].filters.removeValue(forKey: sender)
             if adapters[a].sessions.removeValue(forKey: sender) != nil, adapters[a].sessions.isEmpty {

@@ -42,6 +42,8 @@ extension SimulatorWorld {
         case .responseDelay(let device, let delay):
             _ = setResponseDelay(named: device, delay)
             return []
+        case .forgetBond(let device):
+            return forgetBond(named: device) ?? []
         }
     }
 }

@@ -44,6 +44,8 @@ extension SimulatorWorld {
             return []
         }
         guard chrc.spec.canRead else { throw BlueZError.notPermitted("Read not permitted") }
+        if let held = securityGate(.read(path: path, options: options, token: token), adapter: parsed.adapter, address: parsed.address,
+                                   required: requiredSecurity(p, chrc.spec.uuid)) { return held }
         let value = p.values[chrc.valueHandle] ?? []
         guard offset <= value.count else { throw BlueZError.invalidArguments("Invalid offset") }
         adapters[parsed.adapter].objects[parsed.address]?.reads[chrc.handle] = (offset, [token])
@@ -74,10 +76,14 @@ extension SimulatorWorld {
             // Write Command: no response on the air, so the reply is immediate and errors are invisible.
             count(\.writes, peripheral: object.peripheral)
             guard chrc.spec.canWriteCommand else { return [.reply(token, .success([]))] }
+            // A command the peripheral may not accept on this link is dropped: there is no response to say so.
+            guard linkSecurity(object) >= requiredSecurity(p, chrc.spec.uuid) else { return [.reply(token, .success([]))] }
             peripherals[object.peripheral]?.values[chrc.valueHandle] = value
             return [.reply(token, .success([]))]
         }
         guard chrc.spec.canWriteRequest else { throw BlueZError.notPermitted("Write not permitted") }
+        if let held = securityGate(.write(path: path, value: value, options: options, token: token), adapter: parsed.adapter,
+                                   address: parsed.address, required: requiredSecurity(p, chrc.spec.uuid)) { return held }
         let current = p.values[chrc.valueHandle] ?? []
         guard offset <= current.count else { throw BlueZError.invalidArguments("Invalid offset") }
         guard offset + value.count <= 512 else { throw BlueZError.invalidArguments("Invalid Length") }
@@ -127,6 +133,9 @@ extension SimulatorWorld {
         let (parsed, object, p, chrc) = try characteristic(at: path)
         guard chrc.spec.canNotify else { throw BlueZError.notSupported }
         if object.notifying[chrc.handle]?.contains(sender) == true { return [.reply(token, .success([]))] }
+        // StartNotify writes the CCCD, which the peripheral guards like the value (encrypt-notify → ccc_perm).
+        if let held = securityGate(.startNotify(path: path, sender: sender, token: token), adapter: parsed.adapter,
+                                   address: parsed.address, required: requiredSecurity(p, chrc.spec.uuid)) { return held }
         var updated = object
         let first = updated.notifying[chrc.handle]?.isEmpty ?? true
         updated.notifying[chrc.handle, default: []].insert(sender)

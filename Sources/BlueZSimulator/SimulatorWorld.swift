@@ -16,6 +16,7 @@ public struct SimulatorWorld: Sendable {
     var random: SplitMix64
     var nextAttempt: UInt64 = 0
     var faults: [ScriptedFault] = []
+    var security = SecurityState()
     public internal(set) var counters = SimulatorCounters()
     public private(set) var now: Duration = .zero
 
@@ -118,6 +119,8 @@ public struct SimulatorWorld: Sendable {
             runScripted(index, effects: &effects)
         case .powerOn(let adapter):
             effects += setPowered(adapter: adapter, true)
+        case .security(let timer):
+            fireSecurity(timer, effects: &effects)
         }
     }
 }
@@ -133,6 +136,7 @@ enum TimerEvent: Sendable, Hashable {
     case gattComplete(adapter: Int, address: BluetoothAddress, attempt: UInt64, op: GattOperation)
     case fault(Int)
     case powerOn(Int)
+    case security(SecurityTimer)
 }
 
 /// A GATT request on the air, completed by a timer.
@@ -256,6 +260,7 @@ struct DeviceObject: Sendable {
     var reads: [UInt16: (offset: Int, tokens: [ReplyToken])] = [:]
     var writes: Set<UInt16> = []
     var mtu: UInt16
+    var security = DeviceSecurity()
 
     var isPrivate: Bool { addressType == .random && address.isPrivateWhenRandom }
 }

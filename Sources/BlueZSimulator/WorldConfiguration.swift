@@ -2,12 +2,13 @@
 public enum GattCache: String, Sendable, Hashable {
     /// 5.66's built-in default: the database and its objects stay exported after the link drops.
     case always
-    /// Cache only bonded devices; the simulator's devices are never bonded, so objects are removed.
+    /// Cache only paired devices (gatt_cache_is_enabled: device_is_paired); others lose their objects.
     case yes
     /// Never cache: objects are removed with the link.
     case no
 
-    var keepsObjects: Bool { self == .always }
+    /// Whether a device's GATT objects outlive its link (gatt_cache_cleanup, src/device.c 5.66).
+    func keepsObjects(paired: Bool) -> Bool { self == .always || (self == .yes && paired) }
 }
 
 /// The fixed parameters of a simulated BlueZ: adapters, pool size, timings (all in simulated time).

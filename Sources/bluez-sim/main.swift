@@ -43,10 +43,20 @@ Task.detached {
             try await control?.start()
         }
         try await simulator.start()
+        // bluetoothd releases every agent when it exits (btd_agent_cleanup); so does the simulator on SIGTERM.
+        signal(SIGTERM, SIG_IGN)
+        let termination = DispatchSource.makeSignalSource(signal: SIGTERM)
+        termination.setEventHandler {
+            Task {
+                await simulator.releaseAgents()
+                exit(0)
+            }
+        }
+        termination.resume()
         print("ready: org.bluez on \(options.busAddress)")
         fflush(nil)
         while !simulator.bus.isClosed { try await Task.sleep(for: .seconds(1)) }
-        withExtendedLifetime(control) {}
+        withExtendedLifetime((control, termination)) {}
         fail("bluez-sim: the bus connection closed", code: 1)
     } catch {
         fail("bluez-sim: \(error)", code: 1)

@@ -3,16 +3,36 @@
 # LEAdvertisingManager1, one per controller, mirroring the simulator's profiles exactly so that the same
 # scenario holds on both backends (see docs/bluez-fidelity.md).
 #
-#   fidelity-peripheral.py ADAPTER=KIND:SERIAL[:NAME] ...
+#   fidelity-peripheral.py [--secure hciN=encrypt|authenticate] ... [--agent CAPABILITY[:PASSKEY]]
+#                          [--passkey-out FILE] ADAPTER=KIND:SERIAL[:NAME] ...
 #
 # ADAPTER is hciN; KIND is `full` (heart-rate + glucose + control-point, as the simulator's
 # profile=heart-rate,glucose,control-point) or `battery` (profile=battery); SERIAL is the hex serial put
 # after company 0xffff in the manufacturer data; NAME is the advertised local name.
 #
+# Pairing (docs/bluez-fidelity.md, Pairing):
+#   --secure hciN=encrypt        that adapter's Glucose Measurement 2A18 needs an encrypted link
+#                                (flags encrypt-read, encrypt-notify; the simulator's security=2a18:encrypt);
+#                                `authenticate` uses encrypt-authenticated-read/-notify (security=2a18:authenticate)
+#   --agent CAPABILITY[:PASSKEY] registers an org.bluez.Agent1 on this bluetoothd with that capability
+#                                (DisplayOnly, KeyboardOnly, DisplayYesNo, NoInputNoOutput, KeyboardDisplay) and
+#                                makes it the default agent, which is the one bluetoothd asks for the peripheral
+#                                side of a pairing (new_auth: no Pair call on that side). It answers only for
+#                                devices on the peripheral adapters named on the command line and rejects the
+#                                rest (fleetd's adapters share this bluetoothd). RequestPasskey answers PASSKEY.
+#   --passkey-out FILE           DisplayPasskey writes the passkey shown to FILE (mode 0600), for a test to give
+#                                fleetd as its passkey-file.
+# A Linux peripheral cannot show a *fixed* passkey: when it is the displaying side the kernel draws a random
+# one (net/bluetooth/smp.c, DSP_PASSKEY/CFM_PASSKEY), which DisplayPasskey reports. A fixed passkey on both
+# ends needs both sides to enter it: --agent KeyboardOnly:PASSKEY with a central that is KeyboardOnly too.
+#
 # Prints "fidelity-peripheral: ready" once every application and advertisement is registered (flushed),
 # and runs until SIGTERM. Reads commands from the FIFO named in $FIDELITY_PERIPHERAL_FIFO, one a line:
 #   advertise hciN on|off     register or unregister that adapter's advertisement
-# Each command is answered on stdout with "ok <command>" or "error <command>: <reason>".
+#   forget hciN               the peripheral forgets its bonds: Adapter1.RemoveDevice of every paired device
+#                             on hciN (the central as that adapter sees it), which also drops the link
+# Each command is answered on stdout with "ok <command>" or "error <command>: <reason>". SIGUSR1 does
+# `forget` on every peripheral adapter.
 import os
 import signal
 import sys
@@ -29,6 +49,8 @@ PROPS = 'org.freedesktop.DBus.Properties'
 GATT_SERVICE = 'org.bluez.GattService1'
 GATT_CHRC = 'org.bluez.GattCharacteristic1'
 ADVERTISEMENT = 'org.bluez.LEAdvertisement1'
+AGENT = 'org.bluez.Agent1'
+AGENT_PATH = '/io/fleetd/fidelity/agent'
 COMPANY = 0xffff
 
 
@@ -46,6 +68,95 @@ class NotPermitted(dbus.exceptions.DBusException):
 
 class InvalidOffset(dbus.exceptions.DBusException):
     _dbus_error_name = 'org.bluez.Error.InvalidOffset'
+
+
+class Rejected(dbus.exceptions.DBusException):
+    _dbus_error_name = 'org.bluez.Error.Rejected'
+
+
+def secured(flags, level):
+    """The flags that make bluetoothd's GATT server refuse a characteristic on an insecure link
+    (parse_chrc_flags, src/gatt-database.c 5.66): read → encrypt-read, notify → encrypt-notify, …"""
+    if level is None:
+        return flags
+    prefix = 'encrypt-' if level == 'encrypt' else 'encrypt-authenticated-'
+    return [prefix + f if f in ('read', 'write', 'notify', 'indicate') else f for f in flags]
+
+
+class Agent(dbus.service.Object):
+    """The peripheral side's agent: shows (prints) passkeys, types a fixed one, accepts confirmations, and
+    refuses requests about devices on adapters that are not this script's peripherals."""
+
+    def __init__(self, bus, adapters, passkey, passkey_out):
+        self.adapters = adapters
+        self.passkey = passkey
+        self.passkey_out = passkey_out
+        dbus.service.Object.__init__(self, bus, AGENT_PATH)
+
+    def mine(self, device):
+        adapter = str(device).split('/')[3] if str(device).count('/') >= 4 else ''
+        if adapter not in self.adapters:
+            say('agent: refused a request about %s (not a peripheral adapter)' % device)
+            raise Rejected('not a peripheral adapter')
+        return adapter
+
+    @dbus.service.method(AGENT, in_signature='o', out_signature='u')
+    def RequestPasskey(self, device):
+        adapter = self.mine(device)
+        if self.passkey is None:
+            raise Rejected('no passkey to enter')
+        say('agent: RequestPasskey %s %s -> %06u' % (adapter, device, self.passkey))
+        return dbus.UInt32(self.passkey)
+
+    @dbus.service.method(AGENT, in_signature='ouq')
+    def DisplayPasskey(self, device, passkey, entered):
+        adapter = self.mine(device)
+        say('agent: DisplayPasskey %s %s %06u entered %d' % (adapter, device, passkey, entered))
+        if self.passkey_out:
+            temporary = self.passkey_out + '.tmp'
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, 'w') as out:
+                out.write('%06u\n' % passkey)
+            os.rename(temporary, self.passkey_out)
+
+    @dbus.service.method(AGENT, in_signature='ou')
+    def RequestConfirmation(self, device, passkey):
+        say('agent: RequestConfirmation %s %s %06u' % (self.mine(device), device, passkey))
+
+    @dbus.service.method(AGENT, in_signature='o')
+    def RequestAuthorization(self, device):
+        say('agent: RequestAuthorization %s %s' % (self.mine(device), device))
+
+    @dbus.service.method(AGENT, in_signature='os')
+    def AuthorizeService(self, device, uuid):
+        say('agent: AuthorizeService %s %s %s' % (self.mine(device), device, uuid))
+
+    @dbus.service.method(AGENT, in_signature='o', out_signature='s')
+    def RequestPinCode(self, device):
+        self.mine(device)
+        raise Rejected('no PIN codes')
+
+    @dbus.service.method(AGENT)
+    def Cancel(self):
+        say('agent: Cancel')
+
+    @dbus.service.method(AGENT)
+    def Release(self):
+        say('agent: Release')
+
+
+def forget(bus, adapter):
+    """Removes every paired device object on `adapter`: bluetoothd deletes its keys (device_remove_stored),
+    so the central's next encryption with the old key fails."""
+    objects = dbus.Interface(bus.get_object(BLUEZ, '/'), OM).GetManagedObjects()
+    prefix = '/org/bluez/%s/dev_' % adapter
+    removed = 0
+    for path, interfaces in objects.items():
+        device = interfaces.get('org.bluez.Device1')
+        if str(path).startswith(prefix) and device and (device.get('Paired') or device.get('Bonded')):
+            dbus.Interface(bus.get_object(BLUEZ, '/org/bluez/' + adapter), 'org.bluez.Adapter1').RemoveDevice(path)
+            removed += 1
+    return removed
 
 
 class Application(dbus.service.Object):
@@ -174,7 +285,7 @@ def battery_level(n, initial):
     return [max(1, 97 - n // 6)]
 
 
-def build(bus, adapter, kind):
+def build(bus, adapter, kind, security=None):
     app = Application(bus, '/io/fleetd/fidelity/%s' % adapter)
     if kind == 'full':
         hr = Service(bus, app, '180d')
@@ -182,7 +293,8 @@ def build(bus, adapter, kind):
         Characteristic(bus, hr, '2a38', ['read'], [0x01])
         glucose = Service(bus, app, '1808')
         initial = list(range(64))
-        Characteristic(bus, glucose, '2a18', ['read', 'notify'], initial, every=30.0, pattern=lambda n, v: counter(n, initial))
+        Characteristic(bus, glucose, '2a18', secured(['read', 'notify'], security), initial, every=30.0,
+                       pattern=lambda n, v: counter(n, initial))
         Characteristic(bus, glucose, '2a51', ['read'], [0x03, 0x04])
         cp = Service(bus, app, '0000fe59-0000-1000-8000-00805f9b34fb')
         Characteristic(bus, cp, '2a52', ['write', 'indicate'], [])
@@ -221,6 +333,27 @@ def main():
     adverts = {}
     pending = []
 
+    secure = {}
+    agent_spec = None
+    passkey_out = None
+    specs = []
+    arguments = sys.argv[1:]
+    while arguments:
+        argument = arguments.pop(0)
+        if argument in ('--secure', '--agent', '--passkey-out') and not arguments:
+            raise SystemExit('fidelity-peripheral: %s needs a value' % argument)
+        if argument == '--secure':
+            adapter, _, level = arguments.pop(0).partition('=')
+            if level not in ('encrypt', 'authenticate'):
+                raise SystemExit('fidelity-peripheral: --secure expects hciN=encrypt|authenticate, got %r' % level)
+            secure[adapter] = level
+        elif argument == '--agent':
+            agent_spec = arguments.pop(0)
+        elif argument == '--passkey-out':
+            passkey_out = arguments.pop(0)
+        else:
+            specs.append(argument)
+
     def fail(what):
         def handler(error):
             say('fidelity-peripheral: %s failed: %s' % (what, error))
@@ -232,14 +365,14 @@ def main():
         if not pending:
             say('fidelity-peripheral: ready')
 
-    for spec in sys.argv[1:]:
+    for spec in specs:
         adapter, _, rest = spec.partition('=')
         parts = rest.split(':')
         if len(parts) < 2:
             raise SystemExit('fidelity-peripheral: expected ADAPTER=KIND:SERIAL[:NAME], got %r' % spec)
         kind, serial = parts[0], [int(parts[1][i:i + 2], 16) for i in range(0, len(parts[1]), 2)]
         name = parts[2] if len(parts) > 2 else 'Fidelity'
-        app, uuids = build(bus, adapter, kind)
+        app, uuids = build(bus, adapter, kind, secure.get(adapter))
         path = '/org/bluez/' + adapter
         adverts[adapter] = (Advertisement(bus, adapter, uuids, serial, name), app)
         gatt = dbus.Interface(bus.get_object(BLUEZ, path), 'org.bluez.GattManager1')
@@ -249,8 +382,31 @@ def main():
         ads.RegisterAdvertisement(adverts[adapter][0].path, {}, reply_handler=registered,
                                   error_handler=fail('RegisterAdvertisement on ' + adapter))
 
+    if agent_spec:
+        capability, _, passkey = agent_spec.partition(':')
+        if capability not in ('DisplayOnly', 'DisplayYesNo', 'KeyboardOnly', 'NoInputNoOutput', 'KeyboardDisplay'):
+            raise SystemExit('fidelity-peripheral: unknown agent capability %r' % capability)
+        if passkey and not (passkey.isdigit() and len(passkey) <= 6):
+            raise SystemExit('fidelity-peripheral: the agent passkey must be up to six digits, got %r' % passkey)
+        agent = Agent(bus, set(adverts), int(passkey) if passkey else None, passkey_out)
+        manager = dbus.Interface(bus.get_object(BLUEZ, '/org/bluez'), 'org.bluez.AgentManager1')
+        manager.RegisterAgent(AGENT_PATH, capability)
+        manager.RequestDefaultAgent(AGENT_PATH)
+        say('fidelity-peripheral: agent %s registered as the default agent' % capability)
+
+    def forget_all():
+        for adapter in sorted(adverts):
+            say('forgot %s (removed %d)' % (adapter, forget(bus, adapter)))
+        return True
+
     def command(line):
         words = line.split()
+        if len(words) == 2 and words[0] == 'forget' and words[1] in adverts:
+            try:
+                say('ok %s (removed %d)' % (line, forget(bus, words[1])))
+            except dbus.exceptions.DBusException as e:
+                say('error %s: %s' % (line, e.get_dbus_name()))
+            return
         if len(words) == 3 and words[0] == 'advertise' and words[1] in adverts and words[2] in ('on', 'off'):
             ads = dbus.Interface(bus.get_object(BLUEZ, '/org/bluez/' + words[1]), 'org.bluez.LEAdvertisingManager1')
             advert = adverts[words[1]][0]
@@ -280,6 +436,7 @@ def main():
 
     GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGTERM, loop.quit)
     GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGINT, loop.quit)
+    GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGUSR1, forget_all)
     loop.run()
 
 

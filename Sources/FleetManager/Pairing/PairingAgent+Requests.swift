@@ -1,0 +1,91 @@
+import FleetPlatform
+import Pairing
+
+/// The Agent1 methods: each request is parsed, decided by `AgentDecision` for the device it is about, logged,
+/// and answered (a passkey, an empty reply, or `org.bluez.Error.Rejected` / `Canceled`).
+extension PairingAgent {
+    static let rejected = "org.bluez.Error.Rejected"
+    static let canceled = "org.bluez.Error.Canceled"
+
+    var spec: DBusInterfaceSpec {
+        DBusInterfaceSpec(name: Self.interface, methods: [
+            "RequestPasskey": request(in: "o", out: "u") { _ in .requestPasskey },
+            "RequestPinCode": request(in: "o", out: "s") { _ in .requestPinCode },
+            "DisplayPasskey": request(in: "ouq") { args in
+                guard case .uint32(let raw) = args[1], let passkey = Passkey(raw), case .uint16(let entered) = args[2] else { return nil }
+                return .displayPasskey(passkey, entered: entered)
+            },
+            "DisplayPinCode": request(in: "os") { args in args[1].string.map { .displayPinCode($0) } },
+            "RequestConfirmation": request(in: "ou") { args in
+                guard case .uint32(let raw) = args[1], let passkey = Passkey(raw) else { return nil }
+                return .requestConfirmation(passkey)
+            },
+            "RequestAuthorization": request(in: "o") { _ in .requestAuthorization },
+            "AuthorizeService": request(in: "os") { args in args[1].string.map { .authorizeService(uuid: $0) } },
+            "Cancel": DBusMethod(immediate: { [weak self] _ in
+                self?.cancelled()
+                return []
+            }),
+            "Release": DBusMethod(immediate: { [weak self] _ in
+                self?.released()
+                return []
+            }),
+        ])
+    }
+
+    /// A request method: `parse` turns the arguments (after the device path) into the request, nil when they
+    /// are out of range (a passkey above 999999), which is refused.
+    private func request(in signature: String, out: String = "", _ parse: @escaping @Sendable ([DBusValue]) -> AgentRequest?) -> DBusMethod {
+        DBusMethod(in: signature, out: out) { [weak self] call in
+            guard let self else { throw DBusError.remote(name: Self.canceled, message: "the agent is gone") }
+            let device = call.arguments.first?.string ?? ""
+            guard let request = parse(call.arguments) else {
+                logger.warning("refused \(call.message.member ?? "a request") for \(device): malformed arguments",
+                               metadata: ["device_path": device, "reason": "malformed"])
+                throw DBusError.remote(name: Self.rejected, message: "malformed request")
+            }
+            return try await answer(request, device: device)
+        }
+    }
+
+    private func answer(_ request: AgentRequest, device path: String) async throws(DBusError) -> [DBusValue] {
+        let generation = state.withLock { $0.generation }
+        let candidate = await lookup(path).map(PasskeyFile.resolve)
+        let answer = AgentDecision.answer(request, for: candidate)
+        guard state.withLock({ $0.generation }) == generation else {
+            logger.notice("\(request.member) for \(candidate?.device ?? path) was cancelled by BlueZ before fleetd answered",
+                          metadata: ["device_path": path, "request": request.member])
+            throw DBusError.remote(name: Self.canceled, message: "cancelled")
+        }
+        var metadata = ["device_path": path, "request": request.member]
+        if let device = candidate?.device { metadata["device"] = device }
+        switch answer {
+        case .reject(let reason):
+            metadata["reason"] = reason.code
+            logger.warning("refused \(request) from \(candidate?.device ?? path): \(reason)", metadata: metadata)
+            throw DBusError.remote(name: Self.rejected, message: reason.description)
+        case .passkey(let passkey):
+            logger.notice("gave the configured passkey to \(candidate?.device ?? path)", metadata: metadata)
+            return [.uint32(passkey.value)]
+        case .accept:
+            if case .displayPasskey(let passkey, _) = request {
+                // Nobody watches a gateway's screen: the journal is where an operator can read the passkey to type.
+                logger.notice("passkey for \(candidate?.device ?? path) to type on the device: \(passkey)", metadata: metadata)
+            } else {
+                logger.notice("accepted \(request) from \(candidate?.device ?? path)", metadata: metadata)
+            }
+            return []
+        }
+    }
+
+    private func cancelled() {
+        state.withLock { $0.generation &+= 1 }
+        logger.notice("BlueZ cancelled the pending pairing request", metadata: ["agent_path": Self.path])
+    }
+
+    private func released() {
+        state.withLock { $0.registered = false }
+        logger.notice("BlueZ released the pairing agent", metadata: ["agent_path": Self.path])
+        onRelease()
+    }
+}
