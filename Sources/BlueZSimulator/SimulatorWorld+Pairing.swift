@@ -159,7 +159,8 @@ extension SimulatorWorld {
         adapters[a].objects[address] = object
         // The kernel's connection reaches bluetoothd as mgmt Device Connected: device_add_connection signals
         // Connected=true (no att_connect_cb beat it); the GATT client then attaches and resolves services.
-        effects.append(.change(object.path, .device, ["Connected": .boolean(true)]))
+        // In the signalled order completeConnect sends it (once).
+        if configuration.linkUpOrder == .quiet { effects.append(.change(object.path, .device, ["Connected": .boolean(true)])) }
         completeConnect(adapter: a, address: address, attempt: attempt, effects: &effects)
     }
 

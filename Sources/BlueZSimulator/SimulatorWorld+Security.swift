@@ -13,8 +13,11 @@ extension SimulatorWorld {
     mutating func securityRefusesLink(_ object: inout DeviceObject, adapter a: Int, attempt: UInt64, token: ReplyToken,
                                       effects: inout [BusEffect]) -> Bool {
         if let bond = object.security.bond, bond.inKernel {
-            effects.append(.change(object.path, .device, ["Connected": .boolean(true)]))
             let peripheralKeeps = peripherals[object.peripheral] != nil && security.peripheralKeys[object.peripheral]?.contains(a) == true
+            // In the signalled order completeConnect sends this signal itself; a refused link never gets there.
+            if configuration.linkUpOrder == .quiet || !peripheralKeeps {
+                effects.append(.change(object.path, .device, ["Connected": .boolean(true)]))
+            }
             guard peripheralKeeps else {
                 object.link = .idle
                 object.lastSeen = now

@@ -6,8 +6,8 @@ import Testing
 @Suite struct WorldSecurityTests {
     private static let notPaired = ReplyResult.failure(.notPermitted("Not paired"))
 
-    private func bonded(adapters: Int = 1, cache: GattCache = .yes) throws -> SimulatorWorld {
-        var world = try Fixture.meterWorld(adapters: adapters, cache: cache)
+    private func bonded(adapters: Int = 1, cache: GattCache = .yes, linkUpOrder: LinkUpOrder = .quiet) throws -> SimulatorWorld {
+        var world = try Fixture.meterWorld(adapters: adapters, cache: cache, linkUpOrder: linkUpOrder)
         _ = Fixture.connect(&world, Fixture.meterPath, token: 1)
         var effects = world.pair(path: Fixture.meterPath, sender: Fixture.agentOwner, token: 2)
         effects += Fixture.run(&world)
@@ -63,6 +63,16 @@ import Testing
         effects += Fixture.run(&world)
         #expect(effects.agentCalls.isEmpty)
         #expect(effects.reply(5).map { if case .success = $0 { true } else { false } } == true)
+    }
+
+    /// Real controllers' order: Connected=true is signalled once for a bonded reconnect and for Pair on a
+    /// disconnected device (the bond and the base path both signalling it would send it twice).
+    @Test func theSignalledOrderSignalsConnectedOnce() throws {
+        var world = try bonded(linkUpOrder: .signalled)
+        _ = world.disconnect(path: Fixture.meterPath, token: 3)
+        _ = Fixture.run(&world)
+        let effects = Fixture.connect(&world, Fixture.meterPath, token: 4)
+        #expect(effects.pairingTrace(Fixture.meterPath) == ["Connected=true", "reply4", "ServicesResolved=true"])
     }
 
     @Test func aBondStaysOnItsAdapter() throws {
