@@ -2,10 +2,11 @@
 import PackageDescription
 
 /// fleetd: a BlueZ fleet supervisor. Layout:
-/// - C system libraries (CSystemd, CDBus, COpenSSL) are imported only by the wrappers above them.
+/// - C system libraries (CSystemd, CDBus, COpenSSL, CSQLite) are imported only by the wrappers above them.
 /// - FleetPlatform: owning Swift wrappers and safe APIs for D-Bus, journald and sd_notify.
 /// - Identity, Policy: pure decision libraries (no I/O, no clock reads).
 /// - FleetManager: the supervisor state machine and its actor driver.
+/// - FleetStore: the SQLite state store and the durable outbox of readings (over CSQLite).
 /// - BlueZSimulator: a BlueZ 5.66 look-alike on D-Bus; fleetd never imports it.
 let package = Package(
     name: "fleetd",
@@ -19,6 +20,7 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
         .target(name: "FleetPlatform", dependencies: ["CDBus", "CSystemd"]),
         .target(name: "Identity", dependencies: ["COpenSSL"]),
@@ -26,18 +28,21 @@ let package = Package(
         .target(name: "FleetManager", dependencies: ["FleetPlatform", "Identity", "Policy", "FleetControl"]),
         .target(name: "BlueZSimulator", dependencies: ["FleetPlatform"]),
         .target(name: "FleetControl"),
+        .target(name: "FleetStore", dependencies: ["CSQLite"]),
         .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetControl"], path: "Tests/FleetTestKit"),
 
         .executableTarget(name: "fleetd", dependencies: ["FleetManager", "FleetPlatform", "FleetControl"]),
         .executableTarget(name: "fleetctl", dependencies: ["FleetControl"]),
         .executableTarget(name: "bluez-sim", dependencies: ["BlueZSimulator", "FleetPlatform"]),
         .executableTarget(name: "fleet-fidelity", dependencies: ["FleetTestKit"]),
+        .executableTarget(name: "outbox-crash-writer", dependencies: ["FleetStore"], path: "Tests/OutboxCrashWriter"),
 
         .executableTarget(name: "DBusBench", dependencies: ["FleetPlatform", "FleetTestKit", "CDBus"], path: "Benchmarks/DBusBench"),
         .executableTarget(name: "IdentityBench", dependencies: ["Identity", "COpenSSL", "FleetPlatform"], path: "Benchmarks/IdentityBench"),
         .executableTarget(name: "PolicyBench", dependencies: ["Policy", "FleetPlatform"], path: "Benchmarks/PolicyBench"),
         .executableTarget(name: "FleetBench", dependencies: ["FleetManager", "FleetControl", "FleetPlatform", "FleetTestKit", "Identity"], path: "Benchmarks/FleetBench"),
         .executableTarget(name: "ControlBench", dependencies: ["FleetControl"], path: "Benchmarks/ControlBench"),
+        .executableTarget(name: "StoreBench", dependencies: ["FleetStore", "FleetManager", "Identity"], path: "Benchmarks/StoreBench"),
         .executableTarget(name: "SimulatorBench", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"], path: "Benchmarks/SimulatorBench"),
 
         .testTarget(name: "FleetPlatformTests", dependencies: ["FleetPlatform", "FleetTestKit"]),
@@ -46,6 +51,7 @@ let package = Package(
         .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "FleetTestKit", "FleetControl", "Identity", "Policy"]),
         .testTarget(name: "FleetControlTests", dependencies: ["FleetControl", "FleetPlatform"]),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"]),
+        .testTarget(name: "FleetStoreTests", dependencies: ["FleetStore", "FleetTestKit", "CSQLite"]),
         .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetControl", "FleetPlatform"]),
     ],
     swiftLanguageModes: [.v6]
