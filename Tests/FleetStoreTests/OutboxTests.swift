@@ -160,6 +160,48 @@ struct OutboxTests {
         outbox.close()
     }
 
+    @Test("the state store and the outbox write the same file at once")
+    func sharedFile() async throws {
+        let outbox = try Outbox(path: fixture.path, configuration: configuration(delay: .milliseconds(1)))
+        let state = try StateStore(path: fixture.path)
+        let producer = Task {
+            for n in 0..<5000 {
+                outbox.append(sampleReading("d\(n % 7)", n))
+                if n % 500 == 0 { try await outbox.flush() }
+            }
+            try await outbox.flush()
+        }
+        for n in 0..<300 { try state.upsert(kind: .backoff, key: "d\(n % 7)", payload: [UInt8(n % 256)]) }
+        try await producer.value
+        #expect(try state.rows(kind: .backoff).count == 7)
+        #expect(outbox.stats().committed == 5000)
+        outbox.close()
+        state.close()
+    }
+
+    @Test("a follower ends when the outbox closes")
+    func followerEndsOnClose() async throws {
+        let outbox = try Outbox(path: fixture.path, configuration: configuration())
+        outbox.append(sampleReading("a", 0))
+        try await outbox.flush()
+        let (delivered, deliveries) = AsyncStream<Void>.makeStream()
+        let follower = Task {
+            var events = 0
+            for try await _ in outbox.follow(after: 0) {
+                events += 1
+                deliveries.yield()
+            }
+            return events
+        }
+        var iterator = delivered.makeAsyncIterator()
+        _ = try await next(&iterator, "the replayed reading")
+        // The follower now waits on the live feed.
+        outbox.close()
+        #expect(try await follower.value == 1)
+        #expect(outbox.subscribe() == nil)
+        #expect(throws: OutboxError.closed) { try outbox.acknowledge(consumer: "x", upTo: 1) }
+    }
+
     @Test("retention by rows drops the oldest, counts it, and tells consumers behind it that they lost their place")
     func retentionByRows() async throws {
         let notices = NoticeLog()

@@ -96,8 +96,14 @@ public struct OutboxFollower: AsyncSequence, Sendable {
                     replaying = true
                 }
                 if replaying {
-                    let page = try await outbox.reader.pageOffPool(after: cursor, limit: pageSize, device: device, through: live!.through)
-                        .mapError { OutboxError.storage($0) }.get()
+                    let page: ReplayPage
+                    switch await outbox.reader.pageOffPool(after: cursor, limit: pageSize, device: device, through: live!.through) {
+                    case .success(let read): page = read
+                    case .failure(let error):
+                        // The reader refuses once the outbox closes: that ends the feed, it is not a failure.
+                        if outbox.isClosing { return nil }
+                        throw .storage(error)
+                    }
                     cursor = page.next
                     if page.reachedEnd { replaying = false }
                     if let lost = page.lost {

@@ -20,7 +20,9 @@ final class OutboxReader: Sendable {
                 SELECT (SELECT min(id) FROM readings), (SELECT seq FROM sqlite_sequence WHERE name = 'readings')
                 """, persistent: true)
             pageAll = try database.prepare("\(OutboxReader.columns) WHERE id > ?1 AND id <= ?2 ORDER BY id LIMIT ?3", persistent: true)
-            pageDevice = try database.prepare("\(OutboxReader.columns) WHERE device = ?4 AND id > ?1 AND id <= ?2 ORDER BY id LIMIT ?3", persistent: true)
+            // No per-device index (see StoreSchema.migrations): a device's replay scans the id range and skips
+            // other devices' rows inside SQLite.
+            pageDevice = try database.prepare("\(OutboxReader.columns) WHERE id > ?1 AND id <= ?2 AND device = ?4 ORDER BY id LIMIT ?3", persistent: true)
             firstAfter = try database.prepare("SELECT id, wall_ns FROM readings WHERE id > ?1 ORDER BY id LIMIT 1", persistent: true)
         }
     }
@@ -109,7 +111,7 @@ final class OutboxReader: Sendable {
         if devices.count == 1 { return try c.pageDevice.rows(bounds + [.text(devices.first!)], read) }
         guard !devices.isEmpty else { return [] }
         let placeholders = (0..<devices.count).map { "?\($0 + 4)" }.joined(separator: ", ")
-        let statement = try c.database.prepare("\(columns) WHERE device IN (\(placeholders)) AND id > ?1 AND id <= ?2 ORDER BY id LIMIT ?3")
+        let statement = try c.database.prepare("\(columns) WHERE id > ?1 AND id <= ?2 AND device IN (\(placeholders)) ORDER BY id LIMIT ?3")
         return try statement.rows(bounds + devices.sorted().map { .text($0) }, read)
     }
 
