@@ -6,7 +6,7 @@ DESTDIR ?=
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 
-DEBIAN_PACKAGES := libdbus-1-dev libsystemd-dev libssl-dev dbus-daemon dbus bluez bluez-test-tools \
+DEBIAN_PACKAGES := libdbus-1-dev libsystemd-dev libssl-dev libsqlite3-dev sqlite3 dbus-daemon dbus bluez bluez-test-tools \
 	bluez-test-scripts python3-dbus python3-venv python3-pip systemd util-linux procps
 
 .PHONY: all deps build release test test-unit test-bluez demo bench install clean

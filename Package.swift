@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// fleetd: a BlueZ fleet supervisor. Layout:
-/// - C system libraries (CSystemd, CDBus, COpenSSL, and CLinux for the glibc calls Swift's Glibc hides) are
+/// - C system libraries (CSystemd, CDBus, COpenSSL, CSQLite, and CLinux for the glibc calls Swift's Glibc hides) are
 ///   imported only by the wrappers above them.
 /// - FleetSystem: errno, owned file descriptors, the EINTR retry and the poll wake-up, over Glibc alone (so
 ///   the control plane and the CLI can use it without linking libdbus or libsystemd).
@@ -15,6 +15,7 @@ import PackageDescription
 ///   credentials, the varlink server and the service mapping; linked by fleetd) and FleetCLI (fleetctl's
 ///   parser, runner, formatter and client connection). fleetd links no CLI code, fleetctl no server code
 ///   (scripts/check-links checks the binaries).
+/// - FleetStore: the SQLite state store and the durable outbox of readings (over CSQLite).
 /// - BlueZSimulator: a BlueZ 5.66 look-alike on D-Bus; fleetd never imports it.
 let package = Package(
     name: "fleetd",
@@ -29,6 +30,7 @@ let package = Package(
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLinux"),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
         .target(name: "FleetSystem", dependencies: ["CLinux"]),
         .target(name: "FleetPlatform", dependencies: ["FleetSystem", "CDBus", "CSystemd"]),
@@ -42,21 +44,25 @@ let package = Package(
         .target(name: "FleetControlServer", dependencies: ["FleetProtocol"]),
         .target(name: "FleetCLI", dependencies: ["FleetProtocol"]),
         .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetProtocol", "FleetControlServer", "FleetCLI", "BlueZSimulator"], path: "Tests/FleetTestKit"),
+        .target(name: "FleetStore", dependencies: ["CSQLite"]),
 
         .executableTarget(name: "fleetd", dependencies: ["FleetManager", "Supervision", "FleetPlatform", "FleetControlServer"]),
         .executableTarget(name: "fleetctl", dependencies: ["FleetCLI"]),
         .executableTarget(name: "bluez-sim", dependencies: ["BlueZSimulator", "FleetPlatform"]),
         .executableTarget(name: "fleet-fidelity", dependencies: ["FleetTestKit", "BlueZSimulator"]),
         .executableTarget(name: "fleet-control-probe", dependencies: ["FleetTestKit", "FleetControlServer"]),
+        .executableTarget(name: "outbox-crash-writer", dependencies: ["FleetStore"], path: "Tests/OutboxCrashWriter"),
 
         .executableTarget(name: "DBusBench", dependencies: ["FleetPlatform", "FleetTestKit", "CDBus"], path: "Benchmarks/DBusBench"),
         .executableTarget(name: "IdentityBench", dependencies: ["Identity", "COpenSSL", "Policy"], path: "Benchmarks/IdentityBench"),
         .executableTarget(name: "PolicyBench", dependencies: ["Policy"], path: "Benchmarks/PolicyBench"),
         .executableTarget(name: "FleetBench", dependencies: ["FleetManager", "Supervision", "FleetCLI", "FleetPlatform", "FleetTestKit", "Identity"], path: "Benchmarks/FleetBench"),
         .executableTarget(name: "ControlBench", dependencies: ["FleetProtocol", "FleetControlServer", "FleetCLI"], path: "Benchmarks/ControlBench"),
+        .executableTarget(name: "StoreBench", dependencies: ["FleetStore", "FleetManager", "Supervision", "Identity"], path: "Benchmarks/StoreBench"),
         .executableTarget(name: "SimulatorBench", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"], path: "Benchmarks/SimulatorBench"),
 
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"]),
+        .testTarget(name: "FleetStoreTests", dependencies: ["FleetStore", "FleetTestKit", "CSQLite"]),
         .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetProtocol", "FleetPlatform", "BlueZSimulator"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,211 @@
+// The SQLite store against the JSON snapshot it replaces, in one run: outbox ingest (burst and paced, at two
+// commit delays), replay, state restore of 10 000 devices, one device's state change, and the JSON snapshot's
+// write and restore of the same 10 000 devices. One line per figure, with its target's verdict where the
+// issue sets one. BENCH_READINGS (default 200 000) sets the burst size.
+import FleetManager
+import FleetStore
+import Foundation
+import Identity
+import Supervision
+
+let environment = ProcessInfo.processInfo.environment
+let burstCount = Int(environment["BENCH_READINGS"] ?? "") ?? 200_000
+
+func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+func verdict(_ ok: Bool, _ target: String) -> String { "[target \(target): \(ok ? "met" : "MISSED")]" }
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
+func fail(_ message: String) -> Never {
+    print("store.error: \(message)")
+    exit(1)
+}
+
+let directory: String = {
+    var template = Array("/tmp/fleet-store-bench.XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { fail("mkdtemp failed") }
+    return String(cString: made)
+}()
+defer { try? FileManager.default.removeItem(atPath: directory) }
+
+func reading(_ i: Int) -> Reading {
+    Reading(device: "mfr-0059-\(String(format: "%012X", i % 200))", characteristic: "00002a37-0000-1000-8000-00805f9b34fb",
+            kind: .notification, value: [0x16, UInt8(i & 0xff), UInt8((i >> 8) & 0xff), 0x42],
+            monotonicNanoseconds: StoreClock.monotonicNanoseconds(), wallNanoseconds: StoreClock.wallNanoseconds(), session: 1)
+}
+
+func openOutbox(_ name: String, delay: Duration) -> Outbox {
+    var configuration = Outbox.Configuration()
+    configuration.commitDelay = delay
+    configuration.memoryLimit = 10_000_000
+    do { return try Outbox(path: "\(directory)/\(name).db", configuration: configuration) } catch { fail("\(error)") }
+}
+
+print("store.sqlite_version: \(SQLiteDatabase.libraryVersion)")
+
+// MARK: Outbox ingest, burst: one producer appends as fast as it can; timed until the last batch committed.
+var replaySource: Outbox?
+for delay in [Duration.milliseconds(100), .milliseconds(10)] {
+    let label = "delay_\(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)ms"
+    let outbox = openOutbox("burst-\(label)", delay: delay)
+    let readings = (0..<burstCount).map(reading)
+    let cpu0 = cpuSeconds(), t0 = ContinuousClock.now
+    for r in readings { outbox.append(r) }
+    do { try await outbox.flush() } catch { fail("flush: \(error)") }
+    let elapsed = seconds(ContinuousClock.now - t0), cpu = cpuSeconds() - cpu0
+    let stats = outbox.stats()
+    guard stats.committed == UInt64(burstCount) else { fail("committed \(stats.committed) of \(burstCount)") }
+    let rate = Double(burstCount) / elapsed
+    print(String(format: "store.outbox_ingest.burst.%@: %.0f readings/s, %.2f us CPU/reading, %.0f commits/s (= WAL fsyncs/s at synchronous=FULL), %.0f bytes written/reading %@",
+                 label, rate, cpu / Double(burstCount) * 1e6, Double(stats.commits) / elapsed,
+                 Double(stats.bytesWritten) / Double(burstCount), verdict(rate >= 50_000, "≥ 50000/s")))
+    if replaySource == nil { replaySource = outbox } else { outbox.close() }
+}
+
+// MARK: Outbox ingest, paced: 20 000 readings/s offered for 2 s, so the commit delay decides the batch size.
+let pacedRate = 20_000, pacedSeconds = 2
+for delay in [Duration.milliseconds(100), .milliseconds(10)] {
+    let label = "delay_\(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)ms"
+    let outbox = openOutbox("paced-\(label)", delay: delay)
+    let total = pacedRate * pacedSeconds
+    let perTick = pacedRate / 1000
+    let readings = (0..<total).map(reading)
+    let cpu0 = cpuSeconds()
+    let start = ContinuousClock.now
+    var sent = 0
+    while sent < total {
+        for _ in 0..<perTick { outbox.append(readings[sent]); sent += 1 }
+        // A bench may pace with a clock: one tick of appends per millisecond.
+        try await Task.sleep(until: start + .milliseconds(sent / perTick), clock: .continuous)
+    }
+    do { try await outbox.flush() } catch { fail("flush: \(error)") }
+    let elapsed = seconds(ContinuousClock.now - start), cpu = cpuSeconds() - cpu0
+    let stats = outbox.stats()
+    print(String(format: "store.outbox_ingest.paced_%d_per_s.%@: %.1f commits/s (= WAL fsyncs/s), %.0f readings/commit, commit latency mean %.1f ms max %.1f ms, %.2f us CPU/reading, %.0f bytes written/reading",
+                 pacedRate, label, Double(stats.commits) / elapsed, Double(stats.committed) / Double(max(stats.commits, 1)),
+                 seconds(stats.meanCommitLatency) * 1000, seconds(stats.maxCommitLatency) * 1000,
+                 cpu / Double(total) * 1e6, Double(stats.bytesWritten) / Double(total)))
+    outbox.close()
+}
+
+// MARK: Replay: every reading of the first burst, 1000 per page.
+if let outbox = replaySource {
+    let cpu0 = cpuSeconds(), t0 = ContinuousClock.now
+    var cursor: Int64 = 0, count = 0
+    while true {
+        let page: ReplayPage
+        do { page = try outbox.read(after: cursor, limit: 1000) } catch { fail("replay: \(error)") }
+        count += page.readings.count
+        cursor = page.next
+        if page.reachedEnd { break }
+    }
+    let elapsed = seconds(ContinuousClock.now - t0)
+    guard count == burstCount else { fail("replayed \(count) of \(burstCount)") }
+    print(String(format: "store.outbox_replay: %.0f readings/s, %.2f us CPU/reading", Double(count) / elapsed, (cpuSeconds() - cpu0) / Double(count) * 1e6))
+    outbox.close()
+}
+
+// MARK: The same 10 000 devices as FleetBench's snapshot: as state rows, and as the JSON snapshot.
+func address(_ i: Int) -> String { String(format: "B0:00:00:00:%02X:%02X", i / 256, i % 256) }
+func id(_ i: Int) -> String { "addr-" + address(i).replacingOccurrences(of: ":", with: "") }
+var registry = IdentityRegistry()
+for i in 0..<10_000 {
+    let a = try BluetoothAddress(address(i), type: .public)
+    registry.record(.address(a), address: a, name: "Device \(i)", now: .seconds(i))
+}
+let devices = (0..<10_000).map { i in
+    FleetSnapshot.Device(wanted: WantedDevice(id: id(i), subscribe: ["00002a37-0000-1000-8000-00805f9b34fb"]), isWanted: true,
+                         lastAddresses: [address(i)], failures: i % 5, gaveUp: false, lastReason: nil)
+}
+let encoder = JSONEncoder()
+encoder.outputFormatting = [.sortedKeys]
+let deviceRows = try devices.map { StateRow(kind: .wantedDevice, key: $0.wanted.id, payload: Array(try encoder.encode($0))) }
+let identityRows = try registry.sortedEntries.map { StateRow(kind: .identity, key: $0.stableID, payload: Array(try encoder.encode($0))) }
+
+let state: StateStore
+do { state = try StateStore(path: "\(directory)/state.db") } catch { fail("\(error)") }
+try state.upsert(deviceRows + identityRows)
+
+var restoreRows: [Double] = [], restoreDecoded: [Double] = [], restoreDecodedAsArrays: [Double] = []
+for _ in 0..<5 {
+    let t0 = ContinuousClock.now
+    let rows = try state.allRows()
+    let t1 = ContinuousClock.now
+    let decoder = JSONDecoder()
+    var restoredDevices = 0, restoredIdentities = 0
+    for row in rows {
+        switch row.kind {
+        case .wantedDevice: _ = try decoder.decode(FleetSnapshot.Device.self, from: Data(row.payload)); restoredDevices += 1
+        case .identity: _ = try decoder.decode(IdentityRegistry.Entry.self, from: Data(row.payload)); restoredIdentities += 1
+        default: break
+        }
+    }
+    guard restoredDevices == 10_000, restoredIdentities == 10_000 else { fail("restored \(restoredDevices) devices, \(restoredIdentities) identities") }
+    restoreRows.append(seconds(t1 - t0))
+    restoreDecoded.append(seconds(ContinuousClock.now - t0))
+
+    // The same payloads decoded with one JSONDecoder call per kind (spliced into a JSON array).
+    let t2 = ContinuousClock.now
+    func array(_ kind: StateKind) throws -> Data {
+        var data = Data("[".utf8)
+        for (n, row) in try state.rows(kind: kind).enumerated() {
+            if n > 0 { data.append(UInt8(ascii: ",")) }
+            data.append(contentsOf: row.payload)
+        }
+        data.append(UInt8(ascii: "]"))
+        return data
+    }
+    let devicesBack = try decoder.decode([FleetSnapshot.Device].self, from: array(.wantedDevice))
+    let identitiesBack = try decoder.decode([IdentityRegistry.Entry].self, from: array(.identity))
+    guard devicesBack.count == 10_000, identitiesBack.count == 10_000 else { fail("array decode lost rows") }
+    restoreDecodedAsArrays.append(seconds(ContinuousClock.now - t2))
+}
+print(String(format: "store.state_restore.10000_devices.rows: %.1f ms (10 000 device + 10 000 identity rows read) %@",
+             median(restoreRows) * 1000, verdict(median(restoreRows) < 0.050, "< 50 ms")))
+print(String(format: "store.state_restore.10000_devices.rows_and_json_decode: %.1f ms (each row's JSON payload decoded) %@",
+             median(restoreDecoded) * 1000, verdict(median(restoreDecoded) < 0.050, "< 50 ms")))
+print(String(format: "store.state_restore.10000_devices.rows_and_json_decode_as_arrays: %.1f ms (one decode call per kind) %@",
+             median(restoreDecodedAsArrays) * 1000, verdict(median(restoreDecodedAsArrays) < 0.050, "< 50 ms")))
+
+// One device's state change: its row re-encoded and upserted.
+var updates: [Double] = []
+let before = try state.stats()
+let walBefore = (try? FileManager.default.attributesOfItem(atPath: "\(directory)/state.db-wal")[.size] as? Int) ?? 0
+let updateCount = 1000
+for n in 0..<updateCount {
+    var device = devices[4242]
+    device.failures = n
+    let t0 = ContinuousClock.now
+    try state.upsert(kind: .wantedDevice, key: device.wanted.id, payload: Array(try encoder.encode(device)))
+    updates.append(seconds(ContinuousClock.now - t0))
+}
+let after = try state.stats()
+let walAfter = (try? FileManager.default.attributesOfItem(atPath: "\(directory)/state.db-wal")[.size] as? Int) ?? 0
+print(String(format: "store.state_update.one_device: median %.1f us, p99 %.1f us, %.0f bytes written/update (WAL frames; WAL file grew %.0f bytes/update) %@",
+             median(updates) * 1e6, percentile(updates, 0.99) * 1e6, Double(after.bytesWritten - before.bytesWritten) / Double(updateCount),
+             Double(walAfter - walBefore) / Double(updateCount), verdict(percentile(updates, 0.99) < 0.001, "< 1 ms")))
+state.close()
+
+// MARK: The JSON snapshot of the same state (FleetManager's SnapshotStore), where one change rewrites it all.
+let snapshot = FleetSnapshot(devices: devices, registry: registry, evictions: [])
+let snapshotStore = SnapshotStore(path: "\(directory)/snapshot.json")
+var writes: [Double] = [], reads: [Double] = []
+var bytes = 0
+for _ in 0..<5 {
+    let t0 = ContinuousClock.now
+    bytes = try snapshotStore.write(snapshot)
+    writes.append(seconds(ContinuousClock.now - t0))
+    let t1 = ContinuousClock.now
+    guard case .loaded(let back, _) = snapshotStore.load(), back.devices.count == 10_000 else { fail("snapshot did not restore") }
+    reads.append(seconds(ContinuousClock.now - t1))
+}
+print(String(format: "json.snapshot_restore.10000_devices: %.1f ms %@", median(reads) * 1000, verdict(median(reads) < 0.050, "< 50 ms")))
+print(String(format: "json.state_update.one_device: %.1f ms, %d bytes written/update (the whole snapshot, fsynced) %@",
+             median(writes) * 1000, bytes, verdict(median(writes) < 0.001, "< 1 ms")))

@@ -1,0 +1,97 @@
+/// The state the outbox's callers and its writer thread share, under one lock. Callers only touch memory here
+/// (append, acknowledge, subscribe); the writer thread takes work out, does the disk I/O unlocked, and puts the
+/// outcome back.
+final class OutboxCore: @unchecked Sendable {
+    // @unchecked: every `var` below is read and written only with `lock` held.
+    let lock = ConditionLock()
+    let configuration: Outbox.Configuration
+    let path: String
+
+    var pending = ReadingQueue()
+    /// Readings the writer has taken for the transaction in progress.
+    var inFlight = 0
+    var accepted: UInt64 = 0
+    var committed: UInt64 = 0
+    var droppedInMemory: UInt64 = 0
+    var closing = false
+    var writerFinished = false
+    /// Callers of `flush`: while there are any, pending work commits at once (ignoring the delay and a retry
+    /// wait); each is resumed when every reading accepted before its call is committed or discarded.
+    var flushWaiters: [(target: UInt64, continuation: CheckedContinuation<Result<Void, OutboxError>, Never>)] = []
+
+    var lastCommittedID: Int64
+    /// Every id up to this one has been dropped by retention (0 when none has).
+    var lowWater: Int64
+    var depth: Int
+    var storedBytes: Int
+
+    /// Acknowledged cursors (the persisted ones and those waiting for the next commit).
+    var consumers: [String: Int64]
+    /// Consumers to write (a cursor) or delete (nil) in the next transaction.
+    var consumerChanges: [String: Int64?] = [:]
+    var consumerChangesSince: Int64?
+
+    var subscribers: [UInt64: AsyncStream<[StoredReading]>.Continuation] = [:]
+    var nextSubscriber: UInt64 = 0
+
+    var metrics = Metrics()
+
+    /// Counters behind `OutboxStats`.
+    struct Metrics {
+        var commits: UInt64 = 0
+        var pagesWritten: Int64 = 0
+        var pageSize = 4096
+        var lastCommitLatency: Duration = .zero
+        var maxCommitLatency: Duration = .zero
+        var totalCommitLatency: Duration = .zero
+        /// Commits that carried readings (the others only moved cursors or ran retention).
+        var latencySamples = 0
+        var lastTransactionDuration: Duration = .zero
+        var droppedByRetention: UInt64 = 0
+        var droppedByRetentionBytes: UInt64 = 0
+        var failedCommits: UInt64 = 0
+        var consecutiveFailures = 0
+        var lastError: SQLiteError?
+        var lastErrorWallNanoseconds: Int64?
+        var retryAt: Int64?
+    }
+
+    init(path: String, configuration: Outbox.Configuration, recovered: OutboxRecovery) {
+        self.path = path
+        self.configuration = configuration
+        lastCommittedID = recovered.lastID
+        lowWater = recovered.lowWater
+        depth = recovered.depth
+        storedBytes = recovered.storedBytes
+        consumers = recovered.consumers
+    }
+
+    /// Readings accepted but neither committed nor discarded (lock held).
+    var unresolved: Int { Int(accepted - committed - droppedInMemory) }
+
+    /// Resolves the flush waiters whose readings are all committed or discarded (lock held).
+    func resolveFlushWaiters(failure: OutboxError? = nil) {
+        let resolved = committed + droppedInMemory
+        flushWaiters.removeAll { waiter in
+            if waiter.target <= resolved && consumerChanges.isEmpty {
+                waiter.continuation.resume(returning: .success(()))
+                return true
+            }
+            if let failure {
+                waiter.continuation.resume(returning: .failure(failure))
+                return true
+            }
+            return false
+        }
+    }
+}
+
+/// What opening the outbox found in the file.
+struct OutboxRecovery {
+    var lastID: Int64 = 0
+    var lowWater: Int64 = 0
+    var depth = 0
+    var storedBytes = 0
+    var sequences: [String: Int64] = [:]
+    var consumers: [String: Int64] = [:]
+}

@@ -1,0 +1,323 @@
+/// The outbox's writer: the only user of the write connection, on its own thread. It waits for the commit
+/// delay, a full batch, a flush or a retention check, writes one transaction, and only then publishes the
+/// batch to subscribers, so nobody ever sees a reading that a crash could still take back.
+final class OutboxWriter: @unchecked Sendable {
+    // @unchecked: created on the opening thread, then used only by the writer thread.
+    private let core: OutboxCore
+    private let database: SQLiteDatabase
+    private let insert: SQLiteStatement
+    private let saveSequence: SQLiteStatement
+    private let saveConsumer: SQLiteStatement
+    private let deleteConsumer: SQLiteStatement
+    private let oldestRows: SQLiteStatement
+    private let deleteThrough: SQLiteStatement
+    /// The last committed sequence number per device.
+    private var sequences: [String: Int64]
+    private var depth: Int
+    private var storedBytes: Int
+    private var lowWater: Int64
+    private var nextAgeCheck: Int64
+    private var reportedOverflow: UInt64 = 0
+    private var configuration: Outbox.Configuration { core.configuration }
+
+    init(core: OutboxCore, database: SQLiteDatabase, recovered: OutboxRecovery) throws(SQLiteError) {
+        self.core = core
+        self.database = database
+        insert = try database.prepare("""
+            INSERT INTO readings (device, seq, characteristic, kind, value, mono_ns, wall_ns, session)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+            """, persistent: true)
+        saveSequence = try database.prepare("""
+            INSERT INTO sequences (device, last_seq) VALUES (?1, ?2)
+            ON CONFLICT (device) DO UPDATE SET last_seq = excluded.last_seq
+            """, persistent: true)
+        saveConsumer = try database.prepare("""
+            INSERT INTO consumers (name, cursor, updated_wall_ns) VALUES (?1, ?2, ?3)
+            ON CONFLICT (name) DO UPDATE SET cursor = excluded.cursor, updated_wall_ns = excluded.updated_wall_ns
+            """, persistent: true)
+        deleteConsumer = try database.prepare("DELETE FROM consumers WHERE name = ?1", persistent: true)
+        oldestRows = try database.prepare("""
+            SELECT id, wall_ns, \(OutboxWriter.storedBytesSQL) FROM readings ORDER BY id
+            """, persistent: true)
+        deleteThrough = try database.prepare("DELETE FROM readings WHERE id <= ?1", persistent: true)
+        sequences = recovered.sequences
+        depth = recovered.depth
+        storedBytes = recovered.storedBytes
+        lowWater = recovered.lowWater
+        nextAgeCheck = StoreClock.monotonicNanoseconds()
+        let pageSize = try database.pageSize
+        core.lock.withLock { core.metrics.pageSize = pageSize }
+    }
+
+    /// The SQL form of `Reading.storedBytes`.
+    static let storedBytesSQL = "length(value) + length(CAST(device AS BLOB)) + length(CAST(characteristic AS BLOB)) + \(StoredReading.rowOverheadBytes)"
+
+    /// What one wake-up of the writer does.
+    private struct Work {
+        var batch: [PendingReading] = []
+        var consumerChanges: [String: Int64?] = [:]
+        var checkAge = false
+        var closing = false
+    }
+
+    /// The writer thread's body: runs until the outbox closes and everything it could write is written.
+    func run() {
+        var notices: [OutboxNotice] = []
+        var ended: [AsyncStream<[StoredReading]>.Continuation] = []
+        while true {
+            report(&notices)
+            finish(&ended)
+            core.lock.lock()
+            guard let work = nextWork() else {
+                core.lock.unlock()
+                break
+            }
+            core.lock.unlock()
+
+            let started = StoreClock.monotonicNanoseconds()
+            let outcome = Result { () throws(SQLiteError) -> Committed in try write(work) }
+            let finished = StoreClock.monotonicNanoseconds()
+
+            var giveUp = false
+            core.lock.lock()
+            switch outcome {
+            case .success(let done):
+                succeeded(done, work: work, started: started, finished: finished, notices: &notices, ended: &ended)
+            case .failure(let error):
+                failed(error, work: work, now: finished, notices: &notices)
+                // Closing: no more retries; what is left is reported by close().
+                giveUp = work.closing
+            }
+            core.lock.unlock()
+            if giveUp { break }
+        }
+        report(&notices)
+        finish(&ended)
+        core.lock.withLock {
+            core.writerFinished = true
+            ended = Array(core.subscribers.values)
+            core.subscribers.removeAll()
+            core.resolveFlushWaiters(failure: .closed)
+            core.lock.broadcast()
+        }
+        finish(&ended)
+    }
+
+    /// Ends streams outside the lock: `finish` runs the stream's `onTermination` at once, and that takes the
+    /// lock to unregister the subscriber.
+    private func finish(_ ended: inout [AsyncStream<[StoredReading]>.Continuation]) {
+        ended.forEach { $0.finish() }
+        ended.removeAll()
+    }
+
+    private func report(_ notices: inout [OutboxNotice]) {
+        guard !notices.isEmpty else { return }
+        if let onNotice = configuration.onNotice { notices.forEach(onNotice) }
+        notices.removeAll()
+    }
+
+    /// Waits (lock held) until there is something to write, and takes it; nil when the outbox has closed and
+    /// nothing is left.
+    private func nextWork() -> Work? {
+        while true {
+            let now = StoreClock.monotonicNanoseconds()
+            let hasWork = !core.pending.isEmpty || !core.consumerChanges.isEmpty
+            if core.closing && !hasWork { return nil }
+            let flushing = !core.flushWaiters.isEmpty
+            var deadline: Int64?
+            var due = false
+            if hasWork {
+                if core.closing || flushing || core.pending.count >= configuration.maxBatchSize {
+                    due = true
+                } else {
+                    let since = [core.pending.first?.appendedAt, core.consumerChangesSince].compactMap { $0 }.min() ?? now
+                    deadline = since + configuration.commitDelay.nanoseconds
+                    due = now >= deadline!
+                }
+                if let retryAt = core.metrics.retryAt, !core.closing, !flushing, now < retryAt {
+                    due = false
+                    deadline = retryAt
+                }
+            }
+            var checkAge = false
+            if configuration.retention.maxAge != nil {
+                if now >= nextAgeCheck { checkAge = true } else { deadline = min(deadline ?? nextAgeCheck, nextAgeCheck) }
+            }
+            if due || checkAge {
+                var work = Work(checkAge: checkAge, closing: core.closing)
+                if due {
+                    work.batch = core.pending.popFirst(configuration.maxBatchSize)
+                    core.inFlight = work.batch.count
+                    work.consumerChanges = core.consumerChanges
+                    core.consumerChanges.removeAll()
+                    core.consumerChangesSince = nil
+                }
+                return work
+            }
+            core.lock.wait(until: deadline)
+        }
+    }
+
+    /// What a committed transaction did.
+    private struct Committed {
+        var readings: [StoredReading]
+        var sequences: [String: Int64]
+        var dropped: (rows: Int, bytes: Int, throughID: Int64)?
+        var pagesWritten: Int64
+    }
+
+    /// One transaction: the batch numbered and inserted, the devices' sequence high-water marks, consumer
+    /// cursors, and retention. Nothing here touches the shared state.
+    private func write(_ work: Work) throws(SQLiteError) -> Committed {
+        let pagesBefore = database.pagesWritten
+        var stored: [StoredReading] = []
+        stored.reserveCapacity(work.batch.count)
+        var batchSequences: [String: Int64] = [:]
+        var addedBytes = 0
+        let now = StoreClock.wallNanoseconds()
+        var dropped: (rows: Int, bytes: Int, throughID: Int64)?
+        try database.transaction(.immediate) { () throws(SQLiteError) in
+            for pending in work.batch {
+                let reading = pending.reading
+                let seq = (batchSequences[reading.device] ?? sequences[reading.device] ?? 0) + 1
+                try insert.bind(reading.device, at: 1)
+                try insert.bind(seq, at: 2)
+                try insert.bind(reading.characteristic, at: 3)
+                try insert.bind(reading.kind.rawValue, at: 4)
+                try insert.bind(reading.value, at: 5)
+                try insert.bind(reading.monotonicNanoseconds, at: 6)
+                try insert.bind(reading.wallNanoseconds, at: 7)
+                try insert.bind(reading.session, at: 8)
+                defer { insert.reset() }
+                try insert.step()
+                batchSequences[reading.device] = seq
+                stored.append(StoredReading(id: database.lastInsertRowID, seq: seq, reading: reading))
+                addedBytes += reading.storedBytes
+            }
+            for (device, seq) in batchSequences { try saveSequence.run([.text(device), .integer(seq)]) }
+            for (name, cursor) in work.consumerChanges {
+                if let cursor {
+                    try saveConsumer.run([.text(name), .integer(cursor), .integer(now)])
+                } else {
+                    try deleteConsumer.run([.text(name)])
+                }
+            }
+            dropped = try applyRetention(depth: depth + stored.count, storedBytes: storedBytes + addedBytes, now: now)
+        }
+        depth += stored.count - (dropped?.rows ?? 0)
+        storedBytes += addedBytes - (dropped?.bytes ?? 0)
+        if let dropped { lowWater = max(lowWater, dropped.throughID) }
+        sequences.merge(batchSequences) { _, new in new }
+        if work.checkAge {
+            nextAgeCheck = StoreClock.monotonicNanoseconds() + configuration.retention.ageCheckInterval.nanoseconds
+        }
+        return Committed(readings: stored, sequences: batchSequences, dropped: dropped, pagesWritten: database.pagesWritten - pagesBefore)
+    }
+
+    /// Deletes the oldest readings until every bound holds; walks from the oldest id, so its cost is the rows
+    /// it drops (plus one).
+    private func applyRetention(depth: Int, storedBytes: Int, now: Int64) throws(SQLiteError) -> (rows: Int, bytes: Int, throughID: Int64)? {
+        let retention = configuration.retention
+        let tooMany = retention.maxRows.map { depth > $0 } ?? false
+        let tooBig = retention.maxBytes.map { storedBytes > $0 } ?? false
+        // The age bound is checked at every commit (a one-row peek when nothing is old) and by the idle timer.
+        guard tooMany || tooBig || retention.maxAge != nil else { return nil }
+        let cutoff = retention.maxAge.map { now - $0.nanoseconds }
+        var rows = 0, bytes = 0
+        var through: Int64 = 0
+        while try { () throws(SQLiteError) -> Bool in
+            do throws(SQLiteError) { return try oldestRows.step() } catch { oldestRows.reset(); throw error }
+        }() {
+            let over = retention.maxRows.map { depth - rows > $0 } ?? false
+            let big = retention.maxBytes.map { storedBytes - bytes > $0 } ?? false
+            let old = cutoff.map { oldestRows.int64(at: 1) < $0 } ?? false
+            guard over || big || old else { break }
+            rows += 1
+            bytes += Int(oldestRows.int64(at: 2))
+            through = oldestRows.int64(at: 0)
+        }
+        oldestRows.reset()
+        guard rows > 0 else { return nil }
+        try deleteThrough.run([.integer(through)])
+        return (rows, bytes, through)
+    }
+
+    /// Publishes a committed transaction (lock held).
+    private func succeeded(_ done: Committed, work: Work, started: Int64, finished: Int64, notices: inout [OutboxNotice],
+                           ended: inout [AsyncStream<[StoredReading]>.Continuation]) {
+        core.inFlight = 0
+        core.committed += UInt64(done.readings.count)
+        if let last = done.readings.last { core.lastCommittedID = last.id }
+        core.depth = depth
+        core.storedBytes = storedBytes
+        core.lowWater = lowWater
+        var metrics = core.metrics
+        if !work.batch.isEmpty || !work.consumerChanges.isEmpty || done.dropped != nil {
+            metrics.commits += 1
+        }
+        metrics.pagesWritten += done.pagesWritten
+        metrics.lastTransactionDuration = .nanoseconds(finished - started)
+        if let oldest = work.batch.first?.appendedAt {
+            let latency = Duration.nanoseconds(finished - oldest)
+            metrics.lastCommitLatency = latency
+            metrics.maxCommitLatency = max(metrics.maxCommitLatency, latency)
+            metrics.totalCommitLatency += latency
+            metrics.latencySamples += 1
+        }
+        noteOverflow(&notices)
+        if metrics.consecutiveFailures > 0 {
+            notices.append(.writeResumed(afterFailures: metrics.consecutiveFailures, pending: core.unresolved))
+            metrics.consecutiveFailures = 0
+            metrics.retryAt = nil
+        }
+        if let dropped = done.dropped {
+            metrics.droppedByRetention += UInt64(dropped.rows)
+            metrics.droppedByRetentionBytes += UInt64(dropped.bytes)
+            let behind = core.consumers.filter { $0.value < dropped.throughID }.map(\.key).sorted()
+            notices.append(.retentionDropped(readings: dropped.rows, bytes: dropped.bytes, throughID: dropped.throughID, consumersBehind: behind))
+        }
+        core.metrics = metrics
+        if !done.readings.isEmpty {
+            for (id, subscriber) in core.subscribers {
+                if case .dropped = subscriber.yield(done.readings) {
+                    // Too far behind: end its stream; a follower resubscribes and catches up from the store.
+                    core.subscribers[id] = nil
+                    ended.append(subscriber)
+                }
+            }
+        }
+        core.resolveFlushWaiters()
+        core.lock.broadcast()
+    }
+
+    /// Puts a failed transaction's work back and schedules the retry (lock held).
+    private func failed(_ error: SQLiteError, work: Work, now: Int64, notices: inout [OutboxNotice]) {
+        core.inFlight = 0
+        core.pending.pushFront(work.batch)
+        for (name, cursor) in work.consumerChanges where core.consumerChanges[name] == nil {
+            core.consumerChanges[name] = cursor
+        }
+        if !work.consumerChanges.isEmpty { core.consumerChangesSince = core.consumerChangesSince ?? now }
+        let excess = core.pending.count - configuration.memoryLimit
+        if excess > 0 { core.droppedInMemory += UInt64(core.pending.dropFirst(excess)) }
+        var metrics = core.metrics
+        metrics.failedCommits += 1
+        metrics.consecutiveFailures += 1
+        metrics.lastError = error
+        metrics.lastErrorWallNanoseconds = StoreClock.wallNanoseconds()
+        let initial = configuration.retryInitialDelay.nanoseconds
+        let shift = min(metrics.consecutiveFailures - 1, 20)
+        let delay = min(configuration.retryMaxDelay.nanoseconds, initial.multipliedReportingOverflow(by: 1 << shift).overflow ? .max : initial << shift)
+        metrics.retryAt = now + delay
+        core.metrics = metrics
+        notices.append(.writeFailed(error, pending: core.unresolved, retryIn: .nanoseconds(delay)))
+        noteOverflow(&notices)
+        core.resolveFlushWaiters(failure: .storage(error))
+    }
+
+    private func noteOverflow(_ notices: inout [OutboxNotice]) {
+        guard core.droppedInMemory > reportedOverflow else { return }
+        notices.append(.memoryOverflow(dropped: Int(core.droppedInMemory - reportedOverflow), pending: core.unresolved))
+        reportedOverflow = core.droppedInMemory
+    }
+}

@@ -1,0 +1,97 @@
+import FleetStore
+import FleetTestKit
+import Foundation
+import Testing
+
+/// A small tmpfs mounted for one test, so the disk can really fill up.
+final class SmallFilesystem {
+    let directory: TemporaryDirectory
+    var path: String { directory.path }
+
+    init(size: String) throws {
+        directory = try TemporaryDirectory(prefix: "fleet-fulldisk")
+        let mount = try ChildProcess.run("mount", ["-t", "tmpfs", "-o", "size=\(size),mode=0700", "tmpfs", directory.path])
+        guard mount.code == 0 else { throw TestKitError("mount -t tmpfs failed (\(mount.code)): \(mount.stderr)") }
+    }
+
+    deinit { _ = try? ChildProcess.run("umount", ["-l", directory.path]) }
+
+    /// Whether this process may mount a tmpfs (root, or CAP_SYS_ADMIN): tried once.
+    static let isPermitted: Bool = (try? SmallFilesystem(size: "64k")) != nil
+
+    /// Writes a file until the filesystem is full; returns its path.
+    func fill() throws -> String {
+        let filler = path + "/filler"
+        let fd = open(filler, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { throw TestKitError("cannot create \(filler)") }
+        defer { close(fd) }
+        let chunk = [UInt8](repeating: 0x5A, count: 4096)
+        while chunk.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) > 0 {}
+        guard errno == ENOSPC else { throw TestKitError("filling \(filler) stopped with errno \(errno), not ENOSPC") }
+        // Single bytes use up the last partial page.
+        var byte: UInt8 = 0
+        while write(fd, &byte, 1) > 0 {}
+        return filler
+    }
+}
+
+@Suite("Outbox on a full disk", .serialized,
+       .enabled(if: SmallFilesystem.isPermitted, "skipped: mount -t tmpfs is not permitted here (needs root or CAP_SYS_ADMIN)"))
+struct OutboxFullDiskTests {
+    @Test("a full disk gives a typed error, keeps readings in memory up to the bound, and writes resume when space returns")
+    func fullDisk() async throws {
+        let disk = try SmallFilesystem(size: "1m")
+        let notices = NoticeLog()
+        var configuration = Outbox.Configuration()
+        configuration.commitDelay = .milliseconds(10)
+        configuration.memoryLimit = 2000
+        configuration.retryInitialDelay = .milliseconds(20)
+        configuration.retryMaxDelay = .milliseconds(100)
+        configuration.onNotice = notices.record
+        let outbox = try Outbox(path: disk.path + "/fleetd.db", configuration: configuration)
+        defer { outbox.close() }
+        for n in 0..<50 { outbox.append(sampleReading("a", n)) }
+        try await outbox.flush()
+
+        let filler = try disk.fill()
+        for n in 50..<1550 { outbox.append(sampleReading("a", n)) }
+        try await waitUntil("the commit to fail", timeout: .seconds(10)) { outbox.stats().failing }
+        var stats = outbox.stats()
+        let error = try #require(stats.lastError)
+        #expect(error.kind == .full, "expected a full-disk error, got \(error)")
+        #expect(stats.committed == 50)
+        #expect(stats.pending == 1500)
+        let flushError = await #expect(throws: OutboxError.self) { try await outbox.flush() }
+        guard case .storage(let flushCause)? = flushError else { Issue.record("flush: \(String(describing: flushError))"); return }
+        #expect(flushCause.kind == .full)
+
+        // Beyond the memory bound the oldest pending readings go, counted.
+        for n in 1550..<2100 { outbox.append(sampleReading("a", n)) }
+        stats = outbox.stats()
+        #expect(stats.pending == 2000)
+        #expect(stats.droppedInMemory == 50)
+        #expect(outbox.subscribe() != nil)
+
+        try FileManager.default.removeItem(atPath: filler)
+        try await waitUntil("writes to resume", timeout: .seconds(10)) { outbox.stats().pending == 0 }
+        stats = outbox.stats()
+        #expect(!stats.failing)
+        #expect(stats.committed == 2050)
+        let stored = try allStored(outbox)
+        // Numbered without a gap: the 50 pending readings discarded (appends 50…99, the oldest) never had a number.
+        #expect(stored.map(\.seq) == Array(1...2050))
+        let values = stored.map { Int(String(decoding: $0.reading.value, as: UTF8.self).split(separator: "#")[1])! }
+        #expect(values == Array(0..<50) + Array(100..<2100))
+        let kinds = notices.all.map { notice -> String in
+            switch notice {
+            case .writeFailed(let e, _, _): return "failed:\(e.kind)"
+            case .writeResumed: return "resumed"
+            case .memoryOverflow: return "overflow"
+            case .retentionDropped: return "retention"
+            }
+        }
+        #expect(kinds.first == "failed:full")
+        #expect(kinds.contains("overflow"))
+        #expect(kinds.last == "resumed")
+    }
+}
