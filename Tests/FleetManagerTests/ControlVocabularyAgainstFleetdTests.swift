@@ -46,7 +46,9 @@ struct ControlVocabularyAgainstFleetdTests {
     @Test("a Connect that evicts names the evicted device's id, and says so in its note")
     func connectEvicting() async throws {
         let scenario = "adapters 1\ncapacity 1\n" + SupervisorScenarioTests.straps(2)
-        let config = "[adapters]\ncapacity = 1\n" + SupervisorScenarioTests.wanted(1...1, policyClass: "normal") + "\n"
+        // Whichever strap connects first, the normal one gets the slot within the (short) eviction hold-off once
+        // the critical one lets go: with the default 60 s an early eviction of the normal strap outlasted the wait.
+        let config = "[daemon]\neviction-hold-off = 5s\n[adapters]\ncapacity = 1\n" + SupervisorScenarioTests.wanted(1...1, policyClass: "normal") + "\n"
             + SupervisorScenarioTests.wanted(2...2, policyClass: "critical") + "\n[policy \"normal\"]\nmin-hold = 0s\n"
         let harness = try await FleetHarness(scenario: scenario, configuration: config)
         defer { harness.stop() }
