@@ -45,8 +45,9 @@ extension FleetSupervisor {
                 }
             case .schedule(let timer, let delay):
                 timers[timer]?.cancel()
+                let clock = self.clock
                 timers[timer] = Task { [weak self] in
-                    do { try await Task.sleep(for: delay) } catch { return }
+                    do { try await clock.sleep(for: delay) } catch { return }
                     await self?.fire(timer)
                 }
             case .cancel(let timer):

@@ -42,7 +42,8 @@ public actor FleetSupervisor {
     public let feed: EventFeed
     public let metrics: FleetMetrics
     let options: Options
-    let startedAt = ContinuousClock.now
+    let clock: any SupervisorClock
+    let startedAt: Duration
     var timers: [TimerID: Task<Void, Never>] = [:]
     var persistScheduled = false
     var lastStatus = ""
@@ -57,25 +58,24 @@ public actor FleetSupervisor {
     var linkDownAt: [DeviceID: Duration] = [:]
     public internal(set) var snapshotWrites = 0
 
+    /// `clock` gives the state machine its `now` and runs its timers; tests pass a manual one.
     public init(machine: FleetStateMachine, client: BlueZClient, logger: Logger, notifier: ServiceNotifier = ServiceNotifier(),
-                store: SnapshotStore?, options: Options = Options(), feed: EventFeed = EventFeed(), metrics: FleetMetrics = FleetMetrics()) {
+                store: SnapshotStore?, options: Options = Options(), clock: any SupervisorClock = SystemSupervisorClock(),
+                feed: EventFeed? = nil, metrics: FleetMetrics = FleetMetrics()) {
         self.machine = machine
         self.client = client
         self.logger = logger
         self.notifier = notifier
         self.store = store
         self.options = options
-        self.feed = feed
+        self.clock = clock
+        startedAt = clock.now()
+        self.feed = feed ?? EventFeed(clock: clock)
         self.metrics = metrics
     }
 
-    /// Wall-clock time as the state machine's `now`: it keeps meaning across restarts (the registry's
-    /// first/last seen), while every delay is relative and measured by the driver's timers.
-    nonisolated func now() -> Duration {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return .seconds(Int64(ts.tv_sec)) + .nanoseconds(Int64(ts.tv_nsec))
-    }
+    /// Policy time (see `SupervisorClock`): monotonic, so a wall-clock step changes no decision.
+    nonisolated func now() -> Duration { clock.now() }
 
     /// Restores the snapshot, reads BlueZ's tree, adopts existing links, re-subscribes, sends READY=1, then
     /// follows BlueZ's events until `stop()`.
