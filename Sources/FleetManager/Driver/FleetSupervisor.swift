@@ -55,7 +55,6 @@ public actor FleetSupervisor {
     var eventTask: Task<Void, Never>?
     var watchdogTask: Task<Void, Never>?
     var metricsTask: Task<Void, Never>?
-    var linkDownAt: [DeviceID: Duration] = [:]
     public internal(set) var snapshotWrites = 0
 
     /// `clock` gives the state machine its `now` and runs its timers; tests pass a manual one.
