@@ -53,8 +53,6 @@ public actor FleetSupervisor {
     public private(set) var isReady = false
     var stopping = false
     var eventTask: Task<Void, Never>?
-    var watchdogTask: Task<Void, Never>?
-    var metricsTask: Task<Void, Never>?
     public internal(set) var snapshotWrites = 0
 
     /// `clock` gives the state machine its `now` and runs its timers; tests pass a manual one.
@@ -102,30 +100,16 @@ public actor FleetSupervisor {
                 await self.handle(event)
             }
         }
-        startWatchdog()
-        startMetricsTextfile()
     }
 
     /// Writes the Prometheus text to the textfile collector's directory, atomically (node_exporter must
     /// never read half a file) and world-readable (the unit's UMask is 0077).
-    func writeMetricsTextfile() {
+    public func writeMetricsTextfile() {
         guard let path = options.metricsTextfile else { return }
         do {
             try AtomicFile.replace(path, with: Data(prometheusText().utf8), mode: 0o644)
         } catch {
             logger.warning("cannot write metrics to \(path): \(error)", metadata: ["path": path, "reason": "metrics-write-failed"])
-        }
-    }
-
-    func startMetricsTextfile() {
-        guard options.metricsTextfile != nil else { return }
-        let interval = options.metricsInterval
-        writeMetricsTextfile()
-        metricsTask = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                await self?.writeMetricsTextfile()
-            }
         }
     }
 
@@ -151,9 +135,6 @@ public actor FleetSupervisor {
         notifier.stopping(status: "stopping")
         logger.notice("fleetd is stopping", id: FleetMessageID.stopping.rawValue)
         eventTask?.cancel()
-        watchdogTask?.cancel()
-        metricsTask?.cancel()
-        writeMetricsTextfile()
         for task in timers.values { task.cancel() }
         timers.removeAll()
         writeSnapshot()
@@ -196,18 +177,8 @@ public actor FleetSupervisor {
         "\(counts.wanted) wanted, \(counts.ready) ready, \(counts.backingOff) backing off, \(counts.connecting) connecting, \(counts.waiting) waiting for adapter, \(counts.failed) failed"
     }
 
-    func startWatchdog() {
-        guard let interval = notifier.watchdogInterval() else { return }
-        watchdogTask = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval / 2)
-                // The ping goes through the actor: it proves the supervisor's loop is not stuck.
-                await self?.watchdogPing()
-            }
-        }
-    }
-
-    func watchdogPing() { notifier.watchdog() }
+    /// WATCHDOG=1, sent from inside the actor: proof that the supervisor's loop is not stuck.
+    public func watchdogPing() { notifier.watchdog() }
 
     func reportProblems() {
         for problem in tree.problems {
