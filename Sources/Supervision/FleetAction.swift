@@ -38,5 +38,8 @@ public enum FleetAction: Sendable, Hashable {
     case startDiscovery(adapter: AdapterID)
     /// The desired state changed: write the snapshot (the driver coalesces bursts).
     case persist
-    case log(LifecycleEvent)
+    /// A lifecycle event: logged for people and streamed to `fleetctl watch`.
+    case event(LifecycleEvent)
+    /// A fact for the counters and the feed.
+    case outcome(FleetOutcome)
 }

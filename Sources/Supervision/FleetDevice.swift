@@ -106,6 +106,8 @@ public struct FleetDevice: Sendable {
     /// Token of the connect in flight; a result for another token is stale.
     public var connectToken: UInt64?
     public var linkUpAt: Duration?
+    /// When the last link went down; a link up after it is a reconnect, and the time between its latency.
+    public var linkDownAt: Duration?
     /// Set while the first reconciliation adopts this device's existing link.
     public var adopted = false
     /// The reconnect state just before the last failure, and when it happened. BlueZ reports the links of an

@@ -2,8 +2,9 @@ import Identity
 import Policy
 
 /// What fleetd persists: the desired state (which devices, which subscriptions, their policy class), the
-/// identity registry (ids, names, last addresses), backoff progress and recent evictions. Times are wall-clock
-/// durations since the Unix epoch, so they keep their meaning across restarts.
+/// identity registry (ids, names, last addresses), backoff progress and recent evictions. Times are the
+/// machine's `now`: the driver counts it monotonically from the wall-clock time at start, so they keep their
+/// meaning across restarts.
 public struct FleetSnapshot: Codable, Sendable, Equatable {
     /// Bumped on any incompatible change; a newer file is refused, never misread.
     public static let currentSchemaVersion = 1

@@ -25,7 +25,7 @@ extension FleetStateMachine {
         var actions: [FleetAction] = []
         if powered {
             adapters[id] = adapter
-            actions.append(.log(LifecycleEvent(.adapterOn, "adapter \(id) is powered; resuming", adapter: id)))
+            actions.append(.event(LifecycleEvent(.adapterOn, "adapter \(id) is powered; resuming", adapter: id)))
             actions.append(.startDiscovery(adapter: id))
             for deviceID in devices.keys.sorted() {
                 guard var device = devices[deviceID], device.phase == .waitingForAdapter,
@@ -40,8 +40,8 @@ extension FleetStateMachine {
         } else {
             _ = adapter.slots.adapterReset()
             adapters[id] = adapter
-            actions.append(.log(LifecycleEvent(.adapterOff, "adapter \(id) is off; pausing its devices (no attempt burnt)",
-                                               adapter: id, warning: true)))
+            actions.append(.event(LifecycleEvent(.adapterOff, "adapter \(id) is off; pausing its devices (no attempt burnt)",
+                                                 adapter: id, warning: true)))
             for deviceID in devices.keys.sorted() {
                 guard var device = devices[deviceID], device.isWanted else { continue }
                 let onThisAdapter = device.adapter == id || device.sightings.values.contains(where: { $0.adapter == id })

@@ -78,9 +78,9 @@ extension FleetStateMachine {
             device.nextRetry = nil
             clearTimer(&device, into: &actions)
             let timeout = settings.policy[device.policyClass].connectTimeout
-            actions.append(.log(LifecycleEvent(.connectAttempt, "connecting \(device.id) via \(adapterID) (attempt \(device.attempt))",
-                                               device: device.id, address: device.sightings[path]?.address, adapter: adapterID,
-                                               reason: decision.reason.code.rawValue, attempt: device.attempt)))
+            actions.append(.event(LifecycleEvent(.connectAttempt, "connecting \(device.id) via \(adapterID) (attempt \(device.attempt))",
+                                                 device: device.id, address: device.sightings[path]?.address, adapter: adapterID,
+                                                 reason: decision.reason.code.rawValue, attempt: device.attempt)))
             actions.append(.connect(device: device.id, path: path, adapter: adapterID, timeout: timeout, token: token))
             devices[device.id] = device
         }
@@ -140,8 +140,9 @@ extension FleetStateMachine {
         devices[id] = victim
         evictions.append(EvictionRecord(victim: id, admitted: admitting?.rawValue ?? "operator", reason: reason.message, at: now))
         if evictions.count > 100 { evictions.removeFirst(evictions.count - 100) }
-        actions.append(.log(LifecycleEvent(.evicted, reason.message, device: id, address: victim.address,
-                                           adapter: adapterID, reason: reason.code.rawValue, delay: settings.evictionHoldOff)))
+        actions.append(.outcome(.evicted(id, reason: reason.code.rawValue)))
+        actions.append(.event(LifecycleEvent(.evicted, reason.message, device: id, address: victim.address,
+                                             adapter: adapterID, reason: reason.code.rawValue, delay: settings.evictionHoldOff)))
         actions.append(.persist)
         return actions
     }

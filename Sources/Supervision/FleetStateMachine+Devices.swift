@@ -30,8 +30,8 @@ extension FleetStateMachine {
         if previous == nil {
             owners[report.path] = id
             if !device.sightings.isEmpty {
-                actions.append(.log(LifecycleEvent(.identityMerged, "\(report.address) is another address of \(id); folded into one device",
-                                                   device: id, address: report.address, adapter: report.adapter, reason: "same-identity")))
+                actions.append(.event(LifecycleEvent(.identityMerged, "\(report.address) is another address of \(id); folded into one device",
+                                                     device: id, address: report.address, adapter: report.adapter, reason: "same-identity")))
             }
         }
         let wasLink = device.linkPath == report.path
@@ -39,8 +39,8 @@ extension FleetStateMachine {
         if device.displayName == nil { device.displayName = report.name }
         if device.phase == .unknown, device.isWanted {
             device.phase = .discovered
-            actions.append(.log(LifecycleEvent(.discovered, "discovered \(id) at \(report.address)", device: id,
-                                               address: report.address, adapter: report.adapter)))
+            actions.append(.event(LifecycleEvent(.discovered, "discovered \(id) at \(report.address)", device: id,
+                                                 address: report.address, adapter: report.adapter)))
         }
         if sighting.connected != wasConnected { actions += linkTurned(&device, path: report.path, up: sighting.connected, now: now) }
         devices[id] = device
@@ -146,8 +146,8 @@ extension FleetStateMachine {
                                           manufacturerData: report.manufacturerData, serviceData: report.serviceData,
                                           name: report.name, rssi: report.rssi.map { Int16(clamping: $0) })
         } catch {
-            actions.append(.log(LifecycleEvent(.malformedReply, "ignoring \(report.path): \(error)", address: report.address,
-                                               reason: "bad-address", warning: true)))
+            actions.append(.event(LifecycleEvent(.malformedReply, "ignoring \(report.path): \(error)", address: report.address,
+                                                 reason: "bad-address", warning: true)))
             return nil
         }
         let resolution = resolver.resolve(observation, now: now)
@@ -181,8 +181,8 @@ extension FleetStateMachine {
         for sighting in stale.sorted(by: { $0.path < $1.path }) where !device.twinDisconnects.contains(sighting.path) {
             device.twinDisconnects.insert(sighting.path)
             actions.append(.disconnect(device: id, path: sighting.path))
-            actions.append(.log(LifecycleEvent(.twinDropped, "disconnecting stale twin \(sighting.address) of \(id); keeping \(keep)",
-                                               device: id, address: sighting.address, adapter: sighting.adapter, reason: "stale-twin")))
+            actions.append(.event(LifecycleEvent(.twinDropped, "disconnecting stale twin \(sighting.address) of \(id); keeping \(keep)",
+                                                 device: id, address: sighting.address, adapter: sighting.adapter, reason: "stale-twin")))
         }
         devices[id] = device
         return actions

@@ -4,18 +4,20 @@ import Policy
 extension FleetStateMachine {
     /// The driver's report on a `.connect` action.
     public mutating func connectFinished(device id: DeviceID, token: UInt64, error: BlueZError?, now: Duration) -> [FleetAction] {
-        guard var device = devices[id], device.connectToken == token, let path = device.linkPath else { return [] }
+        // Every failure BlueZ answers is counted, even for an attempt the machine has since given up on.
+        let classification = error.map { BlueZErrorClassifier.classify($0.connectFailure) }
+        let counted: [FleetAction] = classification.map { [.outcome(.connectFailed(id, errorClass: $0.code))] } ?? []
+        guard var device = devices[id], device.connectToken == token, let path = device.linkPath else { return counted }
         let adapter = path.adapter
         device.connectToken = nil
         adapters[adapter]?.slots.connectFinished(device: id.rawValue)
-        var actions: [FleetAction] = []
-        if let error {
+        var actions = counted
+        if let error, let classification {
             let failure = error.connectFailure
-            let classification = BlueZErrorClassifier.classify(failure)
             if (classification.signalsCapacityLimit || learnsFullPool(adapter, error, device: id)), var slots = adapters[adapter]?.slots,
                let change = slots.reportLimitReached(now: now) {
                 adapters[adapter]?.slots = slots
-                actions.append(.log(LifecycleEvent(.capacityLowered, change.message, adapter: adapter, reason: "capacity-limit", warning: true)))
+                actions.append(.event(LifecycleEvent(.capacityLowered, change.message, adapter: adapter, reason: "capacity-limit", warning: true)))
             }
             if error.timedOut {
                 // BlueZ keeps trying after our deadline; cancel its attempt so the slot really is free.
@@ -48,15 +50,15 @@ extension FleetStateMachine {
         clearTimer(&device, into: &actions)
         if let error {
             device.lastReason = error.description
-            actions.append(.log(LifecycleEvent(.setUpFailed, "set-up of \(id) failed: \(error)", device: id, address: device.address,
-                                               adapter: device.adapter, reason: error.name, warning: true)))
+            actions.append(.event(LifecycleEvent(.setUpFailed, "set-up of \(id) failed: \(error)", device: id, address: device.address,
+                                                 adapter: device.adapter, reason: error.name, warning: true)))
             abandonLink(&device, path: path, into: &actions)
         } else {
             device.phase = .ready
             device.adopted = false
             device.attempt = 0
-            actions.append(.log(LifecycleEvent(.ready, "\(id) is ready: \(device.wanted.subscribe.count) subscription(s) armed",
-                                               device: id, address: device.address, adapter: device.adapter)))
+            actions.append(.event(LifecycleEvent(.ready, "\(id) is ready: \(device.wanted.subscribe.count) subscription(s) armed",
+                                                 device: id, address: device.address, adapter: device.adapter)))
             actions.append(.persist)
         }
         devices[id] = device
@@ -83,9 +85,13 @@ extension FleetStateMachine {
             // A link to a device the operator released: leave it to whoever made it.
             return actions
         }
-        actions.append(.log(LifecycleEvent(.connected, adopted ? "adopted the existing link to \(device.id)" : "connected \(device.id)",
-                                           device: device.id, address: device.sightings[path]?.address, adapter: path.adapter,
-                                           reason: adopted ? "adopted" : "connect", attempt: device.attempt)))
+        if let down = device.linkDownAt {
+            device.linkDownAt = nil
+            actions.append(.outcome(.reconnected(device.id, after: now - down)))
+        }
+        actions.append(.event(LifecycleEvent(.connected, adopted ? "adopted the existing link to \(device.id)" : "connected \(device.id)",
+                                             device: device.id, address: device.sightings[path]?.address, adapter: path.adapter,
+                                             reason: adopted ? "adopted" : "connect", attempt: device.attempt)))
         if device.sightings[path]?.servicesResolved == true { actions += beginSetUp(&device, now: now) }
         return actions
     }
@@ -116,12 +122,13 @@ extension FleetStateMachine {
         let wasPhase = device.phase
         device.linkPath = nil
         device.linkUpAt = nil
+        device.linkDownAt = now
         device.connectToken = nil
         // An evicted device keeps its hold-off timer; any other timer belonged to the link.
         if case .evicted = wasPhase {} else { clearTimer(&device, into: &actions) }
-        actions.append(.log(LifecycleEvent(.disconnected, "\(device.id) disconnected (was \(wasPhase))", device: device.id,
-                                           address: path.flatMap { device.sightings[$0]?.address }, adapter: adapter,
-                                           reason: "link-lost", warning: device.isWanted)))
+        actions.append(.event(LifecycleEvent(.disconnected, "\(device.id) disconnected (was \(wasPhase))", device: device.id,
+                                             address: path.flatMap { device.sightings[$0]?.address }, adapter: adapter,
+                                             reason: "link-lost", warning: device.isWanted)))
         switch wasPhase {
         case .evicted, .idle, .failed:
             return actions
@@ -150,9 +157,9 @@ extension FleetStateMachine {
             device.phase = .backoff(until: now + delay)
             device.nextRetry = now + delay
             setTimer(&device, .retry, after: delay, into: &actions)
-            actions.append(.log(LifecycleEvent(.backoffScheduled, "\(device.id): \(step.reason)", device: device.id,
-                                               address: device.address, adapter: device.adapter,
-                                               reason: step.classification?.code ?? "reconnect", attempt: step.failures, delay: delay)))
+            actions.append(.event(LifecycleEvent(.backoffScheduled, "\(device.id): \(step.reason)", device: device.id,
+                                                 address: device.address, adapter: device.adapter,
+                                                 reason: step.classification?.code ?? "reconnect", attempt: step.failures, delay: delay)))
         }
         switch step.action {
         case .connect(let delay):
@@ -160,15 +167,15 @@ extension FleetStateMachine {
         case .disconnectThenConnect(let delay):
             if let path = device.bestSighting?.path {
                 actions.append(.disconnect(device: device.id, path: path))
-                actions.append(.log(LifecycleEvent(.staleStateCleared, "\(device.id): clearing a stuck BlueZ state with Disconnect",
-                                                   device: device.id, reason: "disconnect")))
+                actions.append(.event(LifecycleEvent(.staleStateCleared, "\(device.id): clearing a stuck BlueZ state with Disconnect",
+                                                     device: device.id, reason: "disconnect")))
             }
             scheduleRetry(delay)
         case .removeDeviceThenConnect(let delay):
             if let sighting = device.bestSighting {
                 actions.append(.removeDevice(device: device.id, adapter: sighting.adapter, path: sighting.path))
-                actions.append(.log(LifecycleEvent(.staleStateCleared, "\(device.id): clearing a stuck BlueZ state with RemoveDevice",
-                                                   device: device.id, adapter: sighting.adapter, reason: "remove-device")))
+                actions.append(.event(LifecycleEvent(.staleStateCleared, "\(device.id): clearing a stuck BlueZ state with RemoveDevice",
+                                                     device: device.id, adapter: sighting.adapter, reason: "remove-device")))
             }
             scheduleRetry(delay)
         case .waitForAdapter:
@@ -185,8 +192,8 @@ extension FleetStateMachine {
         case .giveUp:
             device.phase = .failed(reason: step.reason)
             device.nextRetry = nil
-            actions.append(.log(LifecycleEvent(.gaveUp, "gave up on \(device.id): \(step.reason)", device: device.id,
-                                               reason: step.classification?.code ?? "budget", attempt: step.failures, warning: true)))
+            actions.append(.event(LifecycleEvent(.gaveUp, "gave up on \(device.id): \(step.reason)", device: device.id,
+                                                 reason: step.classification?.code ?? "budget", attempt: step.failures, warning: true)))
             actions.append(.persist)
         case .connected:
             break

@@ -16,9 +16,9 @@ extension FleetStateMachine {
         case .setUpDeadline:
             if device.phase == .connected || device.phase == .resolving, let path = device.linkPath {
                 device.connectToken = nil
-                actions.append(.log(LifecycleEvent(.setUpFailed, "\(device.id) did not become ready within \(settings.setUpTimeout); reconnecting",
-                                                   device: device.id, address: device.address, adapter: device.adapter,
-                                                   reason: "set-up-timeout", warning: true)))
+                actions.append(.event(LifecycleEvent(.setUpFailed, "\(device.id) did not become ready within \(settings.setUpTimeout); reconnecting",
+                                                     device: device.id, address: device.address, adapter: device.adapter,
+                                                     reason: "set-up-timeout", warning: true)))
                 abandonLink(&device, path: path, into: &actions)
             }
         case .disconnectDeadline:

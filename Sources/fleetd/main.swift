@@ -1,5 +1,5 @@
-// fleetd's composition root: parse the command line, read the configuration, wire the D-Bus connection,
-// the supervisor, the control socket and the signal handlers together, then wait for a signal.
+// fleetd's composition root: parse the command line, read the configuration, build the D-Bus connection,
+// the supervisor and the control socket, and run them as services of one ServiceGroup until a signal.
 import Dispatch
 import FleetControlServer
 import FleetManager
@@ -75,10 +75,10 @@ do {
     logger.critical("invalid identity rules: \(error)")
     exit(3)
 }
-let supervisor = FleetSupervisor(
-    machine: machine, client: BlueZClient(bus: bus), logger: logger, store: SnapshotStore(path: configuration.snapshotPath),
-    options: .init(scanServiceUUIDs: configuration.scanServiceUUIDs, duplicateData: configuration.duplicateData,
-                   leaveLinksOnExit: configuration.leaveLinksOnExit, metricsTextfile: configuration.metricsTextfile))
+let options = FleetSupervisor.Options(scanServiceUUIDs: configuration.scanServiceUUIDs, duplicateData: configuration.duplicateData,
+                                      leaveLinksOnExit: configuration.leaveLinksOnExit, metricsTextfile: configuration.metricsTextfile)
+let supervisor = FleetSupervisor(machine: machine, client: BlueZClient(bus: bus), logger: logger,
+                                 store: SnapshotStore(path: configuration.snapshotPath), options: options)
 
 /// The configuration in force, shared by SIGHUP and `fleetctl reload`.
 final class ConfigurationHolder: @unchecked Sendable {
@@ -123,34 +123,33 @@ do {
 }
 logger.info("control socket at \(configuration.controlSocket)")
 
-// The control socket is up before start-up begins, so READY=1 means fleetctl can already reach us.
+// Started in this order and stopped in reverse: the control socket is up before start-up begins, so READY=1
+// (sent when the supervisor has started) means fleetctl can already reach us; on SIGTERM the supervisor
+// flushes its snapshot while the control socket and the bus are still open.
+var services: [any Service] = [
+    ClosingService { bus.close() },
+    ClosingService { server.stop() },
+    SupervisorService(supervisor),
+]
+if options.metricsTextfile != nil { services.append(MetricsTextfileService(supervisor, interval: options.metricsInterval)) }
+services.append(WatchdogService(supervisor))
+services.append(SignalService([SIGHUP]) { _ in
+    ServiceNotifier().reloading()
+    do {
+        let summary = try await reload()
+        logger.notice("SIGHUP: \(summary)")
+    } catch {
+        logger.error("SIGHUP: configuration rejected, keeping the old one: \(error)", id: FleetMessageID.configRejected.rawValue)
+    }
+    ServiceNotifier().ready()
+})
+let group = ServiceGroup(services: services, gracefulShutdownSignals: [SIGTERM, SIGINT]) { cause in
+    if case .signal(let number) = cause { logger.notice("received signal \(number); stopping") }
+}
 do {
-    try await supervisor.start()
+    try await group.run()
 } catch {
     logger.critical("cannot start: \(error)")
     exit(1)
 }
-
-// Signals arrive as dispatch sources; the default actions are ignored so the sources see them.
-let (stopStream, signalSources) = UnixSignals.stream([SIGTERM, SIGINT, SIGHUP])
-
-for await number in stopStream {
-    if number == SIGHUP {
-        ServiceNotifier().reloading()
-        do {
-            let summary = try await reload()
-            logger.notice("SIGHUP: \(summary)")
-        } catch {
-            logger.error("SIGHUP: configuration rejected, keeping the old one: \(error)", id: FleetMessageID.configRejected.rawValue)
-        }
-        ServiceNotifier().ready()
-        continue
-    }
-    logger.notice("received signal \(number); stopping")
-    break
-}
-await supervisor.stop()
-withExtendedLifetime(signalSources) {}
-server.stop()
-bus.close()
 exit(0)

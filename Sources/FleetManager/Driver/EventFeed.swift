@@ -16,7 +16,7 @@ public struct FeedEntry: Sendable {
     public var sequence: UInt64
     /// Wall-clock time, for people.
     public var time: Date
-    /// Monotonic time since the daemon started, for ordering and gap detection.
+    /// Policy time since the feed started (monotonic), for ordering and gap detection.
     public var monotonic: Duration
     public var device: DeviceID
     public var kind: Kind
@@ -36,11 +36,14 @@ public final class EventFeed: Sendable {
     }
 
     private let state = Mutex(State())
-    private let started = ContinuousClock.now
+    private let clock: any SupervisorClock
+    private let started: Duration
     public let recentPerDevice: Int
     public let bufferPerSubscriber: Int
 
-    public init(recentPerDevice: Int = 64, bufferPerSubscriber: Int = 4096) {
+    public init(clock: any SupervisorClock = SystemSupervisorClock(), recentPerDevice: Int = 64, bufferPerSubscriber: Int = 4096) {
+        self.clock = clock
+        started = clock.now()
         self.recentPerDevice = recentPerDevice
         self.bufferPerSubscriber = bufferPerSubscriber
     }
@@ -48,7 +51,8 @@ public final class EventFeed: Sendable {
     @discardableResult
     public func publish(device: DeviceID, kind: FeedEntry.Kind, text: String) -> FeedEntry {
         let (entry, targets) = state.withLock { state -> (FeedEntry, [AsyncStream<FeedEntry>.Continuation]) in
-            let entry = FeedEntry(sequence: state.next, time: Date(), monotonic: ContinuousClock.now - started, device: device, kind: kind, text: text)
+            let entry = FeedEntry(sequence: state.next, time: clock.wallNow(), monotonic: clock.now() - started, device: device, kind: kind,
+                                  text: text)
             state.next += 1
             if case .notification = kind { state.notificationCount += 1 }
             var list = state.recent[device] ?? []

@@ -45,8 +45,9 @@ extension FleetSupervisor {
                 }
             case .schedule(let timer, let delay):
                 timers[timer]?.cancel()
+                let clock = self.clock
                 timers[timer] = Task { [weak self] in
-                    do { try await Task.sleep(for: delay) } catch { return }
+                    do { try await clock.sleep(for: delay) } catch { return }
                     await self?.fire(timer)
                 }
             case .cancel(let timer):
@@ -68,18 +69,17 @@ extension FleetSupervisor {
                 }
             case .persist:
                 schedulePersist()
-            case .log(let event):
-                log(event)
+            case .event(let event):
+                announce(event)
+            case .outcome(let outcome):
+                record(outcome)
             }
         }
         updateStatus()
     }
 
     func connectDone(device: DeviceID, path: DevicePath, token: UInt64, error: BlueZError?) {
-        if let error {
-            let code = BlueZErrorClassifier.classify(error.connectFailure).code
-            metrics.failure(code)
-        } else {
+        if error == nil {
             // The tree turns the reply into a link change if bluetoothd did not signal one, before the machine
             // hears the reply: the order real controllers report in.
             for change in tree.connectSucceeded(path) { perform(machine.apply(change, now: now())) }
@@ -134,22 +134,24 @@ extension FleetSupervisor {
         return nil
     }
 
-    func log(_ event: LifecycleEvent) {
+    /// A lifecycle event, told twice: to the log for people, and to the feed for `fleetctl watch`.
+    func announce(_ event: LifecycleEvent) {
         let level: LogLevel = event.warning ? .warning : .info
         logger.log(level, event.message, id: event.id.rawValue, metadata: event.metadata)
-        switch event.id {
-        case .evicted: metrics.eviction(event.reason ?? "unknown")
-        case .disconnected:
-            if let device = event.device { linkDownAt[device] = now() }
-        case .connected:
-            if let device = event.device, let down = linkDownAt.removeValue(forKey: device) {
-                metrics.reconnected(after: Double((now() - down).milliseconds) / 1000)
-                feed.publish(device: device, kind: .reconnected, text: "reconnected")
-            }
-        default: break
-        }
         if let device = event.device {
             feed.publish(device: device, kind: .lifecycle(event.id, phase: machine.devices[device]?.phase ?? .unknown), text: event.message)
+        }
+    }
+
+    func record(_ outcome: FleetOutcome) {
+        switch outcome {
+        case .connectFailed(_, let errorClass):
+            metrics.failure(errorClass)
+        case .evicted(_, let reason):
+            metrics.eviction(reason)
+        case .reconnected(let device, let after):
+            metrics.reconnected(after: Double(after.milliseconds) / 1000)
+            feed.publish(device: device, kind: .reconnected, text: "reconnected")
         }
     }
 

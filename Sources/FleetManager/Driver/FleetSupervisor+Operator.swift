@@ -13,7 +13,7 @@ extension FleetSupervisor {
             AdapterInfo(name: adapter.name, address: tree.adapters[adapter.id.objectPath]?.address, powered: adapter.powered,
                         slotsUsed: adapter.slots.occupied, slotsCapacity: adapter.slots.capacity)
         }
-        let uptime = ContinuousClock.now - startedAt
+        let uptime = now() - startedAt
         return StatusInfo(daemon: DaemonInfo(version: version, uptimeSeconds: Double(uptime.milliseconds) / 1000,
                                              state: stopping ? .stopping : (isReady ? .running : .starting)),
                           adapters: adapters,

@@ -42,7 +42,8 @@ public actor FleetSupervisor {
     public let feed: EventFeed
     public let metrics: FleetMetrics
     let options: Options
-    let startedAt = ContinuousClock.now
+    let clock: any SupervisorClock
+    let startedAt: Duration
     var timers: [TimerID: Task<Void, Never>] = [:]
     var persistScheduled = false
     var lastStatus = ""
@@ -52,30 +53,26 @@ public actor FleetSupervisor {
     public private(set) var isReady = false
     var stopping = false
     var eventTask: Task<Void, Never>?
-    var watchdogTask: Task<Void, Never>?
-    var metricsTask: Task<Void, Never>?
-    var linkDownAt: [DeviceID: Duration] = [:]
     public internal(set) var snapshotWrites = 0
 
+    /// `clock` gives the state machine its `now` and runs its timers; tests pass a manual one.
     public init(machine: FleetStateMachine, client: BlueZClient, logger: Logger, notifier: ServiceNotifier = ServiceNotifier(),
-                store: SnapshotStore?, options: Options = Options(), feed: EventFeed = EventFeed(), metrics: FleetMetrics = FleetMetrics()) {
+                store: SnapshotStore?, options: Options = Options(), clock: any SupervisorClock = SystemSupervisorClock(),
+                feed: EventFeed? = nil, metrics: FleetMetrics = FleetMetrics()) {
         self.machine = machine
         self.client = client
         self.logger = logger
         self.notifier = notifier
         self.store = store
         self.options = options
-        self.feed = feed
+        self.clock = clock
+        startedAt = clock.now()
+        self.feed = feed ?? EventFeed(clock: clock)
         self.metrics = metrics
     }
 
-    /// Wall-clock time as the state machine's `now`: it keeps meaning across restarts (the registry's
-    /// first/last seen), while every delay is relative and measured by the driver's timers.
-    nonisolated func now() -> Duration {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return .seconds(Int64(ts.tv_sec)) + .nanoseconds(Int64(ts.tv_nsec))
-    }
+    /// Policy time (see `SupervisorClock`): monotonic, so a wall-clock step changes no decision.
+    nonisolated func now() -> Duration { clock.now() }
 
     /// Restores the snapshot, reads BlueZ's tree, adopts existing links, re-subscribes, sends READY=1, then
     /// follows BlueZ's events until `stop()`.
@@ -103,30 +100,16 @@ public actor FleetSupervisor {
                 await self.handle(event)
             }
         }
-        startWatchdog()
-        startMetricsTextfile()
     }
 
     /// Writes the Prometheus text to the textfile collector's directory, atomically (node_exporter must
     /// never read half a file) and world-readable (the unit's UMask is 0077).
-    func writeMetricsTextfile() {
+    public func writeMetricsTextfile() {
         guard let path = options.metricsTextfile else { return }
         do {
             try AtomicFile.replace(path, with: Data(prometheusText().utf8), mode: 0o644)
         } catch {
             logger.warning("cannot write metrics to \(path): \(error)", metadata: ["path": path, "reason": "metrics-write-failed"])
-        }
-    }
-
-    func startMetricsTextfile() {
-        guard options.metricsTextfile != nil else { return }
-        let interval = options.metricsInterval
-        writeMetricsTextfile()
-        metricsTask = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                await self?.writeMetricsTextfile()
-            }
         }
     }
 
@@ -152,9 +135,6 @@ public actor FleetSupervisor {
         notifier.stopping(status: "stopping")
         logger.notice("fleetd is stopping", id: FleetMessageID.stopping.rawValue)
         eventTask?.cancel()
-        watchdogTask?.cancel()
-        metricsTask?.cancel()
-        writeMetricsTextfile()
         for task in timers.values { task.cancel() }
         timers.removeAll()
         writeSnapshot()
@@ -197,18 +177,8 @@ public actor FleetSupervisor {
         "\(counts.wanted) wanted, \(counts.ready) ready, \(counts.backingOff) backing off, \(counts.connecting) connecting, \(counts.waiting) waiting for adapter, \(counts.failed) failed"
     }
 
-    func startWatchdog() {
-        guard let interval = notifier.watchdogInterval() else { return }
-        watchdogTask = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval / 2)
-                // The ping goes through the actor: it proves the supervisor's loop is not stuck.
-                await self?.watchdogPing()
-            }
-        }
-    }
-
-    func watchdogPing() { notifier.watchdog() }
+    /// WATCHDOG=1, sent from inside the actor: proof that the supervisor's loop is not stuck.
+    public func watchdogPing() { notifier.watchdog() }
 
     func reportProblems() {
         for problem in tree.problems {

@@ -71,8 +71,20 @@ extension Array where Element == FleetAction {
 
     var events: [LifecycleEvent] {
         compactMap {
-            guard case let .log(event) = $0 else { return nil }
+            guard case let .event(event) = $0 else { return nil }
             return event
+        }
+    }
+
+    /// Everything but the outcomes counted for metrics: what the machine does about an event.
+    var effects: [FleetAction] {
+        filter { if case .outcome = $0 { false } else { true } }
+    }
+
+    var outcomes: [FleetOutcome] {
+        compactMap {
+            guard case let .outcome(outcome) = $0 else { return nil }
+            return outcome
         }
     }
 

@@ -1,0 +1,62 @@
+import FleetPlatform
+
+/// The supervisor as a service: started means the snapshot is restored, BlueZ's tree adopted and READY=1
+/// sent; a graceful shutdown stops it in order (STOPPING=1, snapshot flushed, links left or dropped as
+/// configured), a cancellation abandons it.
+public struct SupervisorService: Service {
+    public let supervisor: FleetSupervisor
+
+    public init(_ supervisor: FleetSupervisor) { self.supervisor = supervisor }
+
+    public func start() async throws { try await supervisor.start() }
+
+    public func run() async throws {
+        try await gracefulShutdown()
+        await supervisor.stop()
+    }
+}
+
+/// Rewrites the node_exporter textfile every `interval`, and once more on the way out.
+public struct MetricsTextfileService: Service {
+    public let supervisor: FleetSupervisor
+    public let interval: Duration
+
+    public init(_ supervisor: FleetSupervisor, interval: Duration) {
+        self.supervisor = supervisor
+        self.interval = interval
+    }
+
+    public func run() async throws {
+        let (supervisor, interval) = (self.supervisor, self.interval)
+        try await cancelWhenGracefulShutdown {
+            while true {
+                await supervisor.writeMetricsTextfile()
+                try await Task.sleep(for: interval)
+            }
+        }
+        await supervisor.writeMetricsTextfile()
+    }
+}
+
+/// Sends WATCHDOG=1 at half systemd's interval, through the supervisor actor: the ping proves the
+/// supervisor's loop is not stuck, not merely that the process is alive. Idle when the watchdog is off.
+public struct WatchdogService: Service {
+    public let supervisor: FleetSupervisor
+    public let interval: Duration?
+
+    public init(_ supervisor: FleetSupervisor, interval: Duration? = ServiceNotifier().watchdogInterval()) {
+        self.supervisor = supervisor
+        self.interval = interval
+    }
+
+    public func run() async throws {
+        guard let interval else { return try await gracefulShutdown() }
+        let supervisor = self.supervisor
+        try await cancelWhenGracefulShutdown {
+            while true {
+                try await Task.sleep(for: interval / 2)
+                await supervisor.watchdogPing()
+            }
+        }
+    }
+}
