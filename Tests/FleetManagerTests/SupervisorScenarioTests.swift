@@ -132,7 +132,7 @@ struct SupervisorScenarioTests {
         let ids = [Self.id(1), Self.id(2)]
         try await harness.waitFor("straps ready", Self.allReady(ids))
         try await harness.sim("PowerAdapter", [.string("hci0"), .boolean(false)])
-        try await harness.waitFor("both paused") { devices in ids.allSatisfy { devices[$0]?["state"]?.stringValue == "waiting-for-adapter" } }
+        try await harness.waitFor("both paused") { devices in ids.allSatisfy { devices[$0]?["state"]?.stringValue == "waitingForAdapter" } }
         try await harness.sim("PowerAdapter", [.string("hci0"), .boolean(true)])
         try await harness.waitFor("both ready again", Self.allReady(ids))
         // The snapshot written when they came back records no failure against either device.
