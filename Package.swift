@@ -2,10 +2,14 @@
 import PackageDescription
 
 /// fleetd: a BlueZ fleet supervisor. Layout:
-/// - C system libraries (CSystemd, CDBus, COpenSSL) are imported only by the wrappers above them.
+/// - C system libraries (CSystemd, CDBus, COpenSSL, and CLinux for the glibc calls Swift's Glibc hides) are
+///   imported only by the wrappers above them.
+/// - FleetSystem: errno, owned file descriptors, the EINTR retry and the poll wake-up, over Glibc alone (so
+///   the control plane and the CLI can use it without linking libdbus or libsystemd).
 /// - FleetPlatform: owning Swift wrappers and safe APIs for D-Bus, journald and sd_notify.
 /// - Identity, Policy: pure decision libraries (no I/O, no clock reads).
-/// - FleetManager: the supervisor state machine and its actor driver.
+/// - Supervision: the supervisor's pure state machine; it imports only Identity and Policy.
+/// - FleetManager: the BlueZ client, the actor driver of the state machine, configuration and snapshot files.
 /// - The control plane in three rooms, arrows pointing down: FleetProtocol (the varlink interface, typed
 ///   requests and replies, the JSON codec; no sockets served, no CLI), FleetControlServer (the socket,
 ///   credentials, the varlink server and the service mapping; linked by fleetd) and FleetCLI (fleetctl's
@@ -24,39 +28,44 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLinux"),
 
-        .target(name: "FleetPlatform", dependencies: ["CDBus", "CSystemd"]),
+        .target(name: "FleetSystem", dependencies: ["CLinux"]),
+        .target(name: "FleetPlatform", dependencies: ["FleetSystem", "CDBus", "CSystemd"]),
         .target(name: "Identity", dependencies: ["COpenSSL"]),
         .target(name: "Policy"),
-        .target(name: "FleetManager", dependencies: ["FleetPlatform", "Identity", "Policy", "FleetProtocol", "FleetControlServer"]),
-        .target(name: "BlueZSimulator", dependencies: ["FleetPlatform"]),
+        .target(name: "Supervision", dependencies: ["Identity", "Policy"]),
+        .target(name: "FleetManager", dependencies: ["FleetSystem", "FleetPlatform", "Identity", "Policy", "Supervision", "FleetProtocol", "FleetControlServer"]),
+        .target(name: "BlueZSimulator", dependencies: ["FleetPlatform", "Policy"]),
         .target(name: "FleetProtocol"),
         .target(name: "FleetControlServer", dependencies: ["FleetProtocol"]),
         .target(name: "FleetCLI", dependencies: ["FleetProtocol"]),
-        .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetProtocol", "FleetControlServer", "FleetCLI"], path: "Tests/FleetTestKit"),
+        .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetProtocol", "FleetControlServer", "FleetCLI", "BlueZSimulator"], path: "Tests/FleetTestKit"),
 
-        .executableTarget(name: "fleetd", dependencies: ["FleetManager", "FleetPlatform", "FleetControlServer"]),
+        .executableTarget(name: "fleetd", dependencies: ["FleetManager", "Supervision", "FleetPlatform", "FleetControlServer"]),
         .executableTarget(name: "fleetctl", dependencies: ["FleetCLI"]),
         .executableTarget(name: "bluez-sim", dependencies: ["BlueZSimulator", "FleetPlatform"]),
-        .executableTarget(name: "fleet-fidelity", dependencies: ["FleetTestKit"]),
+        .executableTarget(name: "fleet-fidelity", dependencies: ["FleetTestKit", "BlueZSimulator"]),
         .executableTarget(name: "fleet-control-probe", dependencies: ["FleetTestKit", "FleetControlServer"]),
 
         .executableTarget(name: "DBusBench", dependencies: ["FleetPlatform", "FleetTestKit", "CDBus"], path: "Benchmarks/DBusBench"),
-        .executableTarget(name: "IdentityBench", dependencies: ["Identity", "COpenSSL", "FleetPlatform"], path: "Benchmarks/IdentityBench"),
-        .executableTarget(name: "PolicyBench", dependencies: ["Policy", "FleetPlatform"], path: "Benchmarks/PolicyBench"),
-        .executableTarget(name: "FleetBench", dependencies: ["FleetManager", "FleetCLI", "FleetPlatform", "FleetTestKit", "Identity"], path: "Benchmarks/FleetBench"),
+        .executableTarget(name: "IdentityBench", dependencies: ["Identity", "COpenSSL", "Policy"], path: "Benchmarks/IdentityBench"),
+        .executableTarget(name: "PolicyBench", dependencies: ["Policy"], path: "Benchmarks/PolicyBench"),
+        .executableTarget(name: "FleetBench", dependencies: ["FleetManager", "Supervision", "FleetCLI", "FleetPlatform", "FleetTestKit", "Identity"], path: "Benchmarks/FleetBench"),
         .executableTarget(name: "ControlBench", dependencies: ["FleetProtocol", "FleetControlServer", "FleetCLI"], path: "Benchmarks/ControlBench"),
         .executableTarget(name: "SimulatorBench", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"], path: "Benchmarks/SimulatorBench"),
 
-        .testTarget(name: "FleetPlatformTests", dependencies: ["FleetPlatform", "FleetTestKit"]),
-        .testTarget(name: "IdentityTests", dependencies: ["Identity", "FleetPlatform"]),
-        .testTarget(name: "PolicyTests", dependencies: ["Policy", "FleetPlatform"]),
-        .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "FleetTestKit", "FleetProtocol", "FleetCLI", "Identity", "Policy"]),
+        .testTarget(name: "FleetSystemTests", dependencies: ["FleetSystem"]),
+        .testTarget(name: "FleetPlatformTests", dependencies: ["FleetPlatform", "FleetSystem", "FleetTestKit"]),
+        .testTarget(name: "IdentityTests", dependencies: ["Identity", "Policy"]),
+        .testTarget(name: "PolicyTests", dependencies: ["Policy"]),
+        .testTarget(name: "SupervisionTests", dependencies: ["Supervision", "Identity", "Policy"]),
+        .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "Supervision", "FleetSystem", "FleetTestKit", "FleetProtocol", "FleetCLI", "Identity", "Policy"]),
         .testTarget(name: "FleetProtocolTests", dependencies: ["FleetProtocol"]),
-        .testTarget(name: "FleetControlServerTests", dependencies: ["FleetControlServer", "FleetCLI", "FleetTestKit", "FleetPlatform"]),
+        .testTarget(name: "FleetControlServerTests", dependencies: ["FleetControlServer", "FleetCLI", "FleetTestKit", "FleetPlatform", "Policy"]),
         .testTarget(name: "FleetCLITests", dependencies: ["FleetCLI", "FleetControlServer", "FleetTestKit"]),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"]),
-        .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetProtocol", "FleetPlatform"]),
+        .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetProtocol", "FleetPlatform", "BlueZSimulator"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,6 +6,7 @@ import FleetManager
 import FleetPlatform
 import FleetTestKit
 import Foundation
+import Supervision
 import Identity
 
 let environment = ProcessInfo.processInfo.environment
@@ -93,7 +94,7 @@ for i in 0..<10_000 {
     registry.record(.address(a), address: a, name: "Device \(i)", now: .seconds(i))
 }
 let devices = (0..<10_000).map { i in
-    FleetSnapshot.Device(wanted: WantedDevice(id: id(i), subscribe: ["00002a37-0000-1000-8000-00805f9b34fb"]), isWanted: true,
+    FleetSnapshot.Device(wanted: WantedDevice(id: DeviceID(id(i)), subscribe: ["00002a37-0000-1000-8000-00805f9b34fb"]), isWanted: true,
                          lastAddresses: [address(i)], failures: i % 5, gaveUp: false, lastReason: nil)
 }
 let snapshot = FleetSnapshot(devices: devices, registry: registry, evictions: [])

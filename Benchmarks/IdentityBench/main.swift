@@ -3,7 +3,7 @@
 // Goals (issue 4): ≥ 5 M manufacturer-data resolutions/s on one core; one new RPA against 1 000 IRKs
 // costs ≤ 2× 1 000 bare AES-128 blocks measured in the same run.
 import COpenSSL
-import FleetPlatform
+import Policy
 import Identity
 
 

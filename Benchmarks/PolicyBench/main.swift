@@ -1,6 +1,5 @@
 // Times Policy's simulated hour: 10 000 devices on 10 adapters, one adapter reset at t = 10 min.
 import Foundation
-import FleetPlatform
 import Policy
 
 

@@ -33,10 +33,11 @@ extension BlueZSimulator {
     /// A method the world model answers, at once or later through the reply token (Connect, ReadValue, …).
     private func worldMethod(in inSignature: String? = "", out outSignature: String = "",
                              _ body: @escaping @Sendable (DBusMethodCall, inout SimulatorWorld, ReplyToken) throws(BlueZError) -> [BusEffect]) -> DBusMethod {
-        DBusMethod(in: inSignature, out: outSignature) { [weak self] call in
-            guard let self else { return [] }
-            return try await self.perform { (world, token) throws(BlueZError) in try body(call, &world, token) }
-        }
+        // Deferred, not async: the reply must leave when the world gives it, in order with its signals.
+        DBusMethod(in: inSignature, out: outSignature, deferred: { [weak self] call in
+            guard let self else { return }
+            self.perform(call) { (world, token) throws(BlueZError) in try body(call, &world, token) }
+        })
     }
 
     private func adapterSpec(path: String) -> DBusInterfaceSpec {

@@ -20,7 +20,8 @@ public final class BlueZSimulator: @unchecked Sendable {
     struct DriverState {
         var world: SimulatorWorld
         var clock: SimulatorClock
-        var pending: [ReplyToken: CheckedContinuation<[DBusValue], any Error>] = [:]
+        /// Calls the world will answer later (Connect, ReadValue, …), by reply token.
+        var pending: [ReplyToken: DBusMessage] = [:]
         var nextToken: ReplyToken = 0
         var stopped = false
     }
@@ -94,22 +95,20 @@ public final class BlueZSimulator: @unchecked Sendable {
     }
 
     /// A call whose reply the world may give now or later: it gets a token, and the effect
-    /// `.reply(token, …)` resumes it. A thrown BlueZError is the error reply.
-    func perform(_ body: (inout SimulatorWorld, ReplyToken) throws(BlueZError) -> [BusEffect]) async throws -> [DBusValue] {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[DBusValue], any Error>) in
-            state.withLock { s in
-                apply(s.world.advance(to: s.clock.now(at: .now)), &s)
-                s.nextToken &+= 1
-                let token = s.nextToken
-                s.pending[token] = continuation
-                do throws(BlueZError) {
-                    apply(try body(&s.world, token), &s)
-                } catch {
-                    s.pending.removeValue(forKey: token)?.resume(throwing: error.dbus)
-                }
+    /// `.reply(token, …)` answers it. A thrown BlueZError is the error reply.
+    func perform(_ call: DBusMethodCall, _ body: (inout SimulatorWorld, ReplyToken) throws(BlueZError) -> [BusEffect]) {
+        state.withLock { s in
+            apply(s.world.advance(to: s.clock.now(at: .now)), &s)
+            s.nextToken &+= 1
+            let token = s.nextToken
+            s.pending[token] = call.message
+            do throws(BlueZError) {
+                apply(try body(&s.world, token), &s)
+            } catch {
+                if let message = s.pending.removeValue(forKey: token) { bus.reply(to: message, error: error.dbus) }
             }
-            kick()
         }
+        kick()
     }
 
     /// Performs effects in order; runs under the state lock so that signals leave in the world's order.
@@ -126,10 +125,12 @@ public final class BlueZSimulator: @unchecked Sendable {
             case .setQuietly(let path, let interface, let changed):
                 tree.update(path: path, interface: interface.rawValue, changed, signal: false)
             case .reply(let token, let result):
-                guard let continuation = s.pending.removeValue(forKey: token) else { continue }
+                // Sent here, between the effects before and after it, as bluetoothd sends its reply between
+                // its signals: the Connect reply, then the GATT objects and ServicesResolved=true.
+                guard let call = s.pending.removeValue(forKey: token) else { continue }
                 switch result {
-                case .success(let values): continuation.resume(returning: values)
-                case .failure(let error): continuation.resume(throwing: error.dbus)
+                case .success(let values): bus.reply(to: call, with: values)
+                case .failure(let error): bus.reply(to: call, error: error.dbus)
                 }
             }
         }

@@ -16,6 +16,11 @@ extension Scenario {
                 scenario.capacity = try integer(rest, line: line, range: 0...64)
             case "temporary-timeout":
                 scenario.temporaryTimeout = try seconds(rest.first, line: line)
+            case "link-up-order":
+                guard rest.count == 1, let order = LinkUpOrder(rawValue: rest[0]) else {
+                    throw ScenarioError(.badValue, line: line, "link-up-order must be signalled or quiet, got '\(rest.joined(separator: " "))'")
+                }
+                scenario.linkUpOrder = order
             case "device":
                 let device = try parseDevice(rest, line: line)
                 guard !scenario.devices.contains(where: { $0.label == device.label || $0.address == device.address }) else {

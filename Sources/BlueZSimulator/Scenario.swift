@@ -4,14 +4,17 @@ public struct Scenario: Sendable, Hashable {
     public var adapters: Int
     public var capacity: Int
     public var temporaryTimeout: Duration
+    /// `link-up-order signalled|quiet`: see `LinkUpOrder`.
+    public var linkUpOrder: LinkUpOrder
     public var devices: [PeripheralSpec]
     public var faults: [ScriptedFault]
 
-    public init(adapters: Int = 1, capacity: Int = 5, temporaryTimeout: Duration = .seconds(30),
+    public init(adapters: Int = 1, capacity: Int = 5, temporaryTimeout: Duration = .seconds(30), linkUpOrder: LinkUpOrder = .signalled,
                 devices: [PeripheralSpec] = [], faults: [ScriptedFault] = []) {
         self.adapters = adapters
         self.capacity = capacity
         self.temporaryTimeout = temporaryTimeout
+        self.linkUpOrder = linkUpOrder
         self.devices = devices
         self.faults = faults
     }

@@ -7,6 +7,7 @@ public struct SimulatorOptions: Sendable, Hashable {
     public var timeScale: Double = 1
     public var temporaryTimeout: Duration?
     public var gattCache: GattCache = .yes
+    public var linkUpOrder: LinkUpOrder?
     public var seed: UInt64 = 0x5eed
     public var control = true
 
@@ -23,6 +24,9 @@ public struct SimulatorOptions: Sendable, Hashable {
       --temporary-timeout S    BlueZ TemporaryTimeout in seconds (default 30)
       --gatt-cache MODE        always | yes | no, as main.conf [GATT] Cache (default yes: GATT objects of
                                unbonded devices go with the link; 'always' keeps them)
+      --link-up-order ORDER    signalled | quiet: whether a Connect's link-up sends PropertiesChanged
+                               Connected=true, as bluetoothd 5.66 does on real controllers (default
+                               signalled), or sets it silently, as under btvirt (overrides the scenario)
       --seed N                 seed for RSSI jitter and rotated addresses
       --no-control             do not serve io.fleetd.Simulator1
       --help                   this text
@@ -71,6 +75,10 @@ public struct SimulatorOptions: Sendable, Hashable {
                 let text = try value(arg)
                 guard let mode = GattCache(rawValue: text) else { throw UsageError(message: "--gatt-cache is always, yes or no, got '\(text)'") }
                 options.gattCache = mode
+            case "--link-up-order":
+                let text = try value(arg)
+                guard let order = LinkUpOrder(rawValue: text) else { throw UsageError(message: "--link-up-order is signalled or quiet, got '\(text)'") }
+                options.linkUpOrder = order
             case "--seed":
                 let text = try value(arg)
                 guard let n = UInt64(text) else { throw UsageError(message: "--seed must be a non-negative integer") }
@@ -89,6 +97,7 @@ public struct SimulatorOptions: Sendable, Hashable {
         if let adapters { base.adapters = adapters }
         if let capacity { base.capacity = capacity }
         if let temporaryTimeout { base.temporaryTimeout = temporaryTimeout }
+        if let linkUpOrder { base.linkUpOrder = linkUpOrder }
         return try SimulatorWorld(scenario: base, configuration: WorldConfiguration(gattCache: gattCache, seed: seed))
     }
 }

@@ -73,11 +73,17 @@ extension SimulatorWorld {
         }
         object.link = .connected(attempt: attempt)
         count(\.linksUp, peripheral: object.peripheral)
-        // bluetoothd 5.66 sets Connected in att_connect_cb without a signal, and the mgmt Device Connected
-        // event that would signal it then finds the device "already connected": a Connect the client asked
-        // for never gets PropertiesChanged(Connected=true). The property reads true; the reply, the GATT
-        // objects and ServicesResolved=true follow (docs/bluez-fidelity.md).
-        effects.append(.setQuietly(path: object.path, interface: .device, changed: ["Connected": .boolean(true)]))
+        switch configuration.linkUpOrder {
+        case .signalled:
+            // Real controllers: the mgmt Device Connected event reaches bluetoothd before the ATT socket's
+            // callback, and device_add_connection signals Connected=true ahead of the Connect reply.
+            effects.append(.change(object.path, .device, ["Connected": .boolean(true)]))
+        case .quiet:
+            // btvirt: att_connect_cb sets le_state.connected without a signal, and device_add_connection then
+            // finds the device "already connected" and returns before its signal. The property reads true;
+            // no PropertiesChanged(Connected=true) is ever sent for this Connect (docs/bluez-fidelity.md).
+            effects.append(.setQuietly(path: object.path, interface: .device, changed: ["Connected": .boolean(true)]))
+        }
         effects.append(.reply(token, .success([])))
         if let p = peripherals[object.peripheral] {
             if !object.gattExported {

@@ -6,6 +6,7 @@ extension SimulatorWorld {
         configuration.adapters = scenario.adapters
         configuration.capacity = scenario.capacity
         configuration.temporaryTimeout = scenario.temporaryTimeout
+        configuration.linkUpOrder = scenario.linkUpOrder
         self.init(configuration: configuration)
         for device in scenario.devices { try addPeripheral(device) }
         faults = scenario.faults

@@ -1,4 +1,5 @@
 import FleetPlatform
+import Policy
 
 /// The simulated radio world and BlueZ's view of it, as a value: peripherals on the air, adapters with
 /// their discovery sessions and Device1 objects, links and GATT state, and a timer queue.

@@ -28,11 +28,14 @@ public struct WorldConfiguration: Sendable, Hashable {
     /// The kernel gives up an LE connection attempt to an absent or non-connectable device after this
     /// (HCI_LE_CONN_TIMEOUT, 20 s), and 5.66 reports it as le-connection-abort-by-local.
     public var leConnectionTimeout: Duration
+    /// Whether a Connect's link-up is signalled (real controllers) or quiet (btvirt).
+    public var linkUpOrder: LinkUpOrder
     public var seed: UInt64
 
     public init(adapters: Int = 1, capacity: Int = 5, temporaryTimeout: Duration = .seconds(30), gattCache: GattCache = .yes,
                 connectLatency: Duration = .milliseconds(60), disconnectLatency: Duration = .milliseconds(20),
-                attRoundTrip: Duration = .milliseconds(8), leConnectionTimeout: Duration = .seconds(20), seed: UInt64 = 0x5eed) {
+                attRoundTrip: Duration = .milliseconds(8), leConnectionTimeout: Duration = .seconds(20),
+                linkUpOrder: LinkUpOrder = .signalled, seed: UInt64 = 0x5eed) {
         self.adapters = adapters
         self.capacity = capacity
         self.temporaryTimeout = temporaryTimeout
@@ -41,6 +44,7 @@ public struct WorldConfiguration: Sendable, Hashable {
         self.disconnectLatency = disconnectLatency
         self.attRoundTrip = attRoundTrip
         self.leConnectionTimeout = leConnectionTimeout
+        self.linkUpOrder = linkUpOrder
         self.seed = seed
     }
 }

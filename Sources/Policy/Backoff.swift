@@ -23,9 +23,14 @@
 /// The floor (0.25 s, bleak-retry-connector's `BLEAK_TRANSIENT_BACKOFF_TIME`) keeps a retry from racing the
 /// cleanup of the attempt that just failed.
 ///
-/// **Reset.** A link that stayed up for `stableAfter` (default 60 s) resets the failure count when it drops, so
-/// the next reconnect starts at n = 1 again; a link that drops sooner keeps counting, so a flapping device
-/// backs off.
+/// **Two counts, one exponent.** `failures` counts consecutive failed attempts (a connect that failed, a link
+/// that dropped before the device was ready); it is what a class's retry budget is spent from. `shortSessions`
+/// counts consecutive *healthy* sessions (the device reached ready, then its link ended) that lasted less than
+/// `stableAfter` (default 60 s). The delay's `n` is `failures + shortSessions`, so a device that flaps still
+/// backs off to the cap, but a cuff that connects, uploads and hangs up after ten seconds never spends budget.
+///
+/// **Reset.** A link that stayed up for `stableAfter` resets both counts when it drops, so the next reconnect
+/// starts at n = 1 again; a session that ends sooner keeps `shortSessions` counting.
 ///
 /// Time is a `Duration` since the daemon's monotonic epoch; randomness is passed in, so a seeded generator
 /// reproduces every delay.
@@ -33,6 +38,9 @@ public struct Backoff: Sendable, Hashable {
     public let configuration: BackoffConfiguration
     /// Consecutive failures since the last stable link (the `n` of the table).
     public private(set) var failures: Int = 0
+    /// Consecutive healthy sessions (ready, then ended) shorter than `stableAfter`: they lengthen the delay but
+    /// are not failures.
+    public private(set) var shortSessions: Int = 0
     /// When the current link came up, if there is one.
     public private(set) var linkUpSince: Duration?
 
@@ -74,7 +82,17 @@ public struct Backoff: Sendable, Hashable {
     /// Counts one more failure and returns how long to wait before the next attempt.
     public mutating func recordFailure(using rng: inout some RandomNumberGenerator) -> Duration {
         failures += 1
-        return delay(afterFailures: failures, using: &rng)
+        return delay(afterFailures: failures + shortSessions, using: &rng)
+    }
+
+    /// A healthy session (the device reached ready) ended at `now`: no failure is counted, and the failure count
+    /// is cleared (the device worked). A session shorter than `stableAfter` adds to `shortSessions`; a stable one
+    /// clears it. Returns the delay before reconnecting: the table's delay for `n = shortSessions` (at least 1).
+    public mutating func sessionEnded(now: Duration, using rng: inout some RandomNumberGenerator) -> Duration {
+        if isStable(now: now) { shortSessions = 0 } else { shortSessions += 1 }
+        failures = 0
+        linkUpSince = nil
+        return delay(afterFailures: max(1, shortSessions), using: &rng)
     }
 
     /// The link came up at `now`.
@@ -92,7 +110,10 @@ public struct Backoff: Sendable, Hashable {
     @discardableResult
     public mutating func linkDown(now: Duration) -> Bool {
         let wasStable = isStable(now: now)
-        if wasStable { failures = 0 }
+        if wasStable {
+            failures = 0
+            shortSessions = 0
+        }
         linkUpSince = nil
         return wasStable
     }
@@ -103,8 +124,14 @@ public struct Backoff: Sendable, Hashable {
         failures = max(0, count)
     }
 
+    /// The device reached ready: the failed attempts before it no longer count against the budget.
+    public mutating func clearFailures() {
+        failures = 0
+    }
+
     public mutating func reset() {
         failures = 0
+        shortSessions = 0
     }
 
     /// How long to wait before reconnecting once a lost adapter is back: uniform in

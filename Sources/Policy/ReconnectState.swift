@@ -23,6 +23,9 @@ public struct ReconnectState: Sendable, Hashable {
     /// Consecutive stale-state clears (1: Disconnect was tried, 2 and more: RemoveDevice was tried).
     public private(set) var staleStateClears = 0
     public private(set) var isWaitingForAdapter = false
+    /// Whether the current link reached ready (services resolved, subscriptions armed): its end is a session
+    /// that ended, not a failure.
+    public private(set) var sessionReachedReady = false
     public private(set) var hasGivenUp = false
     public let transientLimit: Int
 
@@ -33,8 +36,11 @@ public struct ReconnectState: Sendable, Hashable {
         self.transientLimit = max(0, transientLimit)
     }
 
-    /// Consecutive failures counted against the budget.
+    /// Consecutive failures counted against the budget (`FLEET_FAILURES`): failed connects and links lost
+    /// before the device was ready, since the last session that reached ready.
     public var failures: Int { backoff.failures }
+    /// Consecutive healthy sessions shorter than the stable time: they lengthen the delay, not the budget.
+    public var shortSessions: Int { backoff.shortSessions }
 
     /// The first connect after fleetd starts (or the device becomes wanted): like an adapter's return, the
     /// attempt is placed at a random moment of the class's recovery window, so a daemon start with thousands of
@@ -51,19 +57,38 @@ public struct ReconnectState: Sendable, Hashable {
     }
 
     /// The link came up at `now`: stale-state and transient counts are cleared; the failure count is kept until
-    /// the link proves stable (see ``Backoff``).
+    /// the device is ready on this link (``ready(now:)``), since a link that drops before that is a failed attempt.
     public mutating func connected(now: Duration) {
         backoff.linkUp(now: now)
         transientRetries = 0
         staleStateClears = 0
         isWaitingForAdapter = false
         hasGivenUp = false
+        sessionReachedReady = false
+    }
+
+    /// The device became ready at `now` on its current link (set-up finished). From here on the link's end is
+    /// a healthy session's end: a blood-pressure cuff that uploads and hangs up is working, not failing.
+    public mutating func ready(now: Duration) {
+        sessionReachedReady = true
+        backoff.clearFailures()
     }
 
     /// An established link went away at `now`; `failure` is why (nil: unknown cause, treated as a plain drop).
     public mutating func linkLost(_ failure: ConnectFailure?, now: Duration, using rng: inout some RandomNumberGenerator) -> ReconnectStep {
+        let classification = BlueZErrorClassifier.classify(failure ?? .local(.linkDropped(hciReason: nil)))
+        let healthy = sessionReachedReady
+        sessionReachedReady = false
+        if healthy, classification.decision == .retryWithBackoff || classification.decision == .retrySoon {
+            transientRetries = 0
+            staleStateClears = 0
+            let delay = backoff.sessionEnded(now: now, using: &rng)
+            let why = shortSessions == 0 ? "after a stable session" : "short session \(shortSessions) in a row"
+            return step(.connect(after: delay), classification,
+                        "\(classification.code); session ended (\(why), not a failure), reconnect in \(delay.humanDescription)")
+        }
         backoff.linkDown(now: now)
-        return decide(BlueZErrorClassifier.classify(failure ?? .local(.linkDropped(hciReason: nil))), using: &rng)
+        return decide(classification, using: &rng)
     }
 
     /// The device's adapter is back at `now`. If the device was waiting for it, its reconnect is placed at a
@@ -85,6 +110,7 @@ public struct ReconnectState: Sendable, Hashable {
     }
 
     public mutating func evicted(now: Duration) {
+        sessionReachedReady = false
         backoff.linkDown(now: now)
     }
 

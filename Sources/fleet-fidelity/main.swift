@@ -1,13 +1,16 @@
 // fleet-fidelity: runs the fidelity scenarios (Tests/FleetTestKit/FidelityScenario+Catalog.swift) against
 // the BlueZ simulator or against real bluetoothd in the bluez-vm guest, printing one line per scenario
 // and `N passed, N failed`. Exit status: 0 all passed, 1 some failed, 2 bad usage or setup.
+import BlueZSimulator
 import FleetTestKit
 import Foundation
 
 let usage = """
-    usage: fleet-fidelity --backend sim|bluez [--scenario NAME]... [--keep-logs DIR] [--peripheral-script PATH] [--list]
+    usage: fleet-fidelity --backend sim|bluez [--link-up-order signalled|quiet] [--scenario NAME]... [--keep-logs DIR]
+                          [--peripheral-script PATH] [--list]
 
-    --backend sim     a private bus and bluez-sim per scenario (no radio needed)
+    --backend sim     a private bus and bluez-sim per scenario (no radio needed), in both of bluetoothd 5.66's
+                      link-up orders unless --link-up-order names one (docs/simulator.md)
     --backend bluez   the system bus of the bluez-vm guest: real bluetoothd, fleetd on hci0 (+ hci5), the suite's
                       peripherals on hci1..hci4 served by scripts/bluez-peripheral/fidelity-peripheral.py
     --scenario NAME   run only this scenario (repeatable); --list prints the names
@@ -22,6 +25,7 @@ func fail(_ message: String) -> Never {
 var backendName: String?
 var only: [String] = []
 var keepLogs: String?
+var linkUpOrders = LinkUpOrder.allCases
 var script = BuildProducts.repositoryRoot + "/scripts/bluez-peripheral/fidelity-peripheral.py"
 let words = Array(CommandLine.arguments.dropFirst())
 var index = 0
@@ -38,6 +42,10 @@ while index < words.count {
     case "--backend": backendName = value; index += 1
     case "--scenario": only.append(value); index += 1
     case "--keep-logs": keepLogs = value; index += 1
+    case "--link-up-order":
+        guard let order = LinkUpOrder(rawValue: value) else { fail("--link-up-order is signalled or quiet, got '\(value)'") }
+        linkUpOrders = [order]
+        index += 1
     case "--peripheral-script": script = value; index += 1
     case "--list":
         FidelityScenario.all.forEach { print($0.name) }
@@ -55,22 +63,26 @@ if !only.isEmpty {
     scenarios = scenarios.filter { only.contains($0.name) }
 }
 
-let backend: any FidelityBackend
+let backends: [any FidelityBackend]
 switch backendName {
-case "sim": backend = FidelitySimulatorBackend()
+case "sim": backends = linkUpOrders.map { FidelitySimulatorBackend(linkUpOrder: $0) }
 case "bluez":
     do {
         let bluez = try FidelityBlueZBackend(script: script, keepLogs: keepLogs)
         try await bluez.start()
-        backend = bluez
+        backends = [bluez]
     } catch {
         fail("cannot set up the bluez backend: \(error)")
     }
 default: fail("--backend must be sim or bluez\n\(usage)")
 }
 
-let results = await FidelitySuite.run(scenarios, on: backend) { line in
-    print(line)
-    fflush(nil)
+var allPassed = true
+for backend in backends {
+    let results = await FidelitySuite.run(scenarios, on: backend) { line in
+        print(line)
+        fflush(nil)
+    }
+    allPassed = allPassed && results.allSatisfy(\.passed)
 }
-exit(results.allSatisfy(\.passed) ? 0 : 1)
+exit(allPassed ? 0 : 1)

@@ -4,6 +4,7 @@ import Dispatch
 import FleetControlServer
 import FleetManager
 import FleetPlatform
+import Supervision
 import Foundation
 
 let version = "0.1.0"
@@ -59,7 +60,7 @@ do {
 
 func wanted(_ configuration: FleetConfiguration) -> [WantedDevice] {
     configuration.devices.map {
-        WantedDevice(id: $0.id, name: $0.name, policyClass: $0.policyClass, subscribe: $0.subscribe, readOnConnect: $0.read)
+        WantedDevice(id: DeviceID($0.id), name: $0.name, policyClass: $0.policyClass, subscribe: $0.subscribe, readOnConnect: $0.read)
     }
 }
 
@@ -94,7 +95,7 @@ let configPath = arguments.configPath
 
 @Sendable func reload() async throws -> String {
     let fresh = try loadConfiguration(configPath)
-    let previous = Set(holder.value.devices.map(\.id))
+    let previous = Set(holder.value.devices.map { DeviceID($0.id) })
     let summary = try await supervisor.reload(rules: fresh.identityRules, wanted: wanted(fresh), previouslyConfigured: previous)
     holder.value = fresh
     return summary

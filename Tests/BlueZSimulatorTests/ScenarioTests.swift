@@ -34,6 +34,8 @@ import Testing
         ("device x address=A0:9E:1A:00:00:01 name=\"open", .syntax, 1),
         ("device x address=A0:9E:1A:00:00:01\ndevice x address=A0:9E:1A:00:00:02", .duplicateDevice, 2),
         ("at 3 power-cycle hci4 1", .badValue, 1),
+        ("adapters 2\nlink-up-order sideways", .badValue, 2),
+        ("link-up-order", .badValue, 1),
     ])
     func rejectsBadInputWithTheLine(text: String, code: ScenarioError.Code, line: Int) {
         #expect { try Scenario.parse(text) } throws: { error in
@@ -78,5 +80,19 @@ import Testing
         #expect(try SimulatorOptions.parse(["--help"], environment: [:]) == .help)
         #expect(throws: SimulatorOptions.UsageError.self) { try SimulatorOptions.parse(["--capacity", "x"], environment: [:]) }
         #expect(throws: SimulatorOptions.UsageError.self) { try SimulatorOptions.parse(["--frobnicate"], environment: [:]) }
+    }
+
+    @Test func linkUpOrderIsSignalledUnlessTheScenarioOrTheCommandLineSaysQuiet() throws {
+        #expect(try Scenario.parse("adapters 1").linkUpOrder == .signalled)
+        let quiet = try Scenario.parse("link-up-order quiet")
+        #expect(quiet.linkUpOrder == .quiet)
+        guard case .run(let plain) = try SimulatorOptions.parse([], environment: [:]),
+              case .run(let signalled) = try SimulatorOptions.parse(["--link-up-order", "signalled"], environment: [:]) else {
+            Issue.record("expected run"); return
+        }
+        #expect(try plain.world(scenario: nil).configuration.linkUpOrder == .signalled)
+        #expect(try plain.world(scenario: quiet).configuration.linkUpOrder == .quiet)
+        #expect(try signalled.world(scenario: quiet).configuration.linkUpOrder == .signalled, "the command line wins")
+        #expect(throws: SimulatorOptions.UsageError.self) { try SimulatorOptions.parse(["--link-up-order", "later"], environment: [:]) }
     }
 }

@@ -3,10 +3,20 @@ import FleetPlatform
 import Testing
 
 @Suite struct WorldConnectionTests {
-    @Test func connectRepliesThenResolvesServicesWithNoConnectedSignal() throws {
+    @Test func connectSignalsConnectedThenRepliesThenResolvesServices() throws {
         var (world, _) = try Fixture.discovering()
         let effects = Fixture.connect(&world)
-        #expect(effects.trace(Fixture.strapPath) == ["reply1", "gatt+", "ServicesResolved=true"], "as bluetoothd 5.66 signals it")
+        #expect(effects.trace(Fixture.strapPath) == ["Connected=true", "reply1", "gatt+", "ServicesResolved=true"],
+                "as bluetoothd 5.66 signals it on a real controller: device_add_connection first")
+        #expect(!effects.contains { if case .setQuietly = $0 { true } else { false } })
+        #expect(effects.addedPaths.contains(Fixture.strapPath + "/service000a/char000b/desc000d"))
+        #expect(world.counters.connectsAttempted == 1 && world.counters.linksUp == 1)
+    }
+
+    @Test func quietOrderRepliesThenResolvesServicesWithNoConnectedSignal() throws {
+        var (world, _) = try Fixture.discovering(linkUpOrder: .quiet)
+        let effects = Fixture.connect(&world)
+        #expect(effects.trace(Fixture.strapPath) == ["reply1", "gatt+", "ServicesResolved=true"], "as bluetoothd 5.66 signals it under btvirt")
         #expect(effects.contains(.setQuietly(path: Fixture.strapPath, interface: .device, changed: ["Connected": .boolean(true)])),
                 "Connected reads true without a signal")
         #expect(effects.addedPaths.contains(Fixture.strapPath + "/service000a/char000b/desc000d"))

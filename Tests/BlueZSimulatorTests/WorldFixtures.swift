@@ -13,8 +13,10 @@ enum Fixture {
     }
 
     /// A world with the given devices, discovery running for client ":1.9", and every device seen once.
-    static func discovering(_ specs: [PeripheralSpec] = [strapSpec()], capacity: Int = 5, cache: GattCache = .yes) throws -> (SimulatorWorld, [BusEffect]) {
-        var world = SimulatorWorld(configuration: WorldConfiguration(capacity: capacity, gattCache: cache, attRoundTrip: .milliseconds(10)))
+    static func discovering(_ specs: [PeripheralSpec] = [strapSpec()], capacity: Int = 5, cache: GattCache = .yes,
+                            linkUpOrder: LinkUpOrder = .signalled) throws -> (SimulatorWorld, [BusEffect]) {
+        var world = SimulatorWorld(configuration: WorldConfiguration(capacity: capacity, gattCache: cache, attRoundTrip: .milliseconds(10),
+                                                                     linkUpOrder: linkUpOrder))
         for spec in specs { try world.addPeripheral(spec) }
         var effects = try world.startDiscovery(adapter: 0, sender: ":1.9")
         effects += world.advance(to: .seconds(1))

@@ -1,3 +1,4 @@
+import Policy
 import FleetPlatform
 import FleetCLI
 import FleetControlServer

@@ -2,6 +2,7 @@ import FleetManager
 import FleetPlatform
 import FleetTestKit
 import Foundation
+import Supervision
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -55,8 +56,8 @@ struct CatalogJournalTests {
         try withInstalledCatalog {
             let identifier = uniqueIdentifier()
             let logger = Logger(label: "fleetd", handler: JournalLogHandler(identifier: identifier))
-            let event = LifecycleEvent(.evicted, "evicted hr-strap-7 for a higher class", device: "hr-strap-7",
-                                       address: "C4:7C:8D:6A:11:07", adapter: "hci0", reason: "evict-lower-class",
+            let event = LifecycleEvent(.evicted, "evicted hr-strap-7 for a higher class", device: DeviceID("hr-strap-7"),
+                                       address: "C4:7C:8D:6A:11:07", adapter: AdapterID(name: "hci0"), reason: "evict-lower-class",
                                        delay: .seconds(60))
             logger.warning(event.message, id: event.id.rawValue, metadata: event.metadata)
 
@@ -89,7 +90,7 @@ struct CatalogJournalTests {
             let fields = ["FLEET_DEVICE": "glucose-2", "FLEET_ADDRESS": "5D:21:0A:9C:33:E2", "FLEET_ADAPTER": "hci1",
                           "FLEET_REASON": "le-connection-timeout", "FLEET_ATTEMPT": "3", "FLEET_DELAY_MS": "1500"]
             for id in FleetMessageID.allCases {
-                let event = LifecycleEvent(id, "event \(id)", device: "glucose-2", address: "5D:21:0A:9C:33:E2", adapter: "hci1",
+                let event = LifecycleEvent(id, "event \(id)", device: DeviceID("glucose-2"), address: "5D:21:0A:9C:33:E2", adapter: AdapterID(name: "hci1"),
                                            reason: "le-connection-timeout", attempt: 3, delay: .milliseconds(1500))
                 logger.notice(event.message, id: event.id.rawValue, metadata: event.metadata)
             }

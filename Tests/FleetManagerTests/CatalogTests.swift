@@ -1,5 +1,6 @@
 import FleetManager
 import Foundation
+import Supervision
 import Testing
 
 /// One entry of a journald message catalog as journalctl reads it: `-- <id>`, `Key: value` headers up to a

@@ -1,4 +1,5 @@
 import FleetPlatform
+import Policy
 import FleetCLI
 import FleetProtocol
 import FleetTestKit

@@ -3,6 +3,7 @@ import FleetProtocol
 import FleetManager
 import FleetTestKit
 import Foundation
+import Supervision
 import Testing
 
 /// fleetd's lifecycle events in a real journald, with their MESSAGE_IDs and FLEET_* fields.

@@ -1,4 +1,5 @@
 import FleetPlatform
+import FleetSystem
 import FleetTestKit
 import Foundation
 import Testing
@@ -47,6 +48,26 @@ struct ServiceNotifierTests {
     @Test("without NOTIFY_SOCKET nothing is sent and the call says so")
     func noSocket() {
         unsetenv("NOTIFY_SOCKET")
+        #expect(ServiceNotifier().ready() == false)
+    }
+
+    @Test("a stale notify socket is an error with its errno, not a silent false")
+    func staleSocket() throws {
+        // A socket file whose socket has been closed, as after a crashed service manager.
+        let dir = try TemporaryDirectory(prefix: "fleet-notify-stale")
+        let path = dir.path + "/notify"
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path.utf8) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        close(fd)
+        try #require(bound == 0)
+        setenv("NOTIFY_SOCKET", path, 1)
+        defer { unsetenv("NOTIFY_SOCKET") }
+        #expect(throws: Errno.connectionRefused) { _ = try ServiceNotifier().deliver(["READY=1"]) }
         #expect(ServiceNotifier().ready() == false)
     }
 

@@ -1,15 +1,25 @@
+import BlueZSimulator
 import FleetPlatform
 import Foundation
 
 /// The fidelity scenarios on the BlueZ simulator: a fresh private bus and bluez-sim per scenario, serving
 /// every suite peripheral (those off the air at start are added when the scenario puts them on).
+///
+/// `linkUpOrder` picks which of bluetoothd 5.66's two link-up orders the simulator plays: `signalled`
+/// (real controllers: PropertiesChanged Connected=true) or `quiet` (btvirt, which the bluez backend runs
+/// on: no such signal). fleetd has to work in both, so the suite runs each scenario in each.
 public final class FidelitySimulatorBackend: FidelityBackend, @unchecked Sendable {
     // @unchecked: `harness` is replaced only by begin/end, which the one runner task calls in turn.
-    public let name = "sim"
+    /// `sim` for the signalled order, `sim-quiet` for the quiet one.
+    public let name: String
     public let patience = 1
+    public let linkUpOrder: LinkUpOrder
     private var harness: FleetHarness?
 
-    public init() {}
+    public init(linkUpOrder: LinkUpOrder = .signalled) {
+        self.linkUpOrder = linkUpOrder
+        name = linkUpOrder == .signalled ? "sim" : "sim-\(linkUpOrder.rawValue)"
+    }
 
     public var bus: DBusConnection {
         guard let harness else { preconditionFailure("FidelitySimulatorBackend used outside begin/end") }
@@ -23,7 +33,8 @@ public final class FidelitySimulatorBackend: FidelityBackend, @unchecked Sendabl
         // Debian's bluetoothd runs with the compiled-in [GATT] Cache = always, which keeps a device's GATT
         // objects across a disconnect: the simulator is told to do the same.
         let made = try await FleetHarness(scenario: "adapters \(FidelityPeripheral.controllersNeeded)\n" + devices.joined(separator: "\n"), configuration: "",
-                                          simulatorArguments: ["--gatt-cache", "always"], startFleetd: false)
+                                          simulatorArguments: ["--gatt-cache", "always", "--link-up-order", linkUpOrder.rawValue],
+                                          startFleetd: false)
         harness = made
         return made.directory
     }

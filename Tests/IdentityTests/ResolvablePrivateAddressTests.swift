@@ -1,4 +1,4 @@
-import FleetPlatform
+import Policy
 import Testing
 import Identity
 

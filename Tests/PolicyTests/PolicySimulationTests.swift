@@ -1,4 +1,3 @@
-import FleetPlatform
 import Testing
 @testable import Policy
 

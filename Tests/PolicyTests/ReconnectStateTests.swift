@@ -1,4 +1,3 @@
-import FleetPlatform
 import Testing
 @testable import Policy
 
@@ -142,5 +141,82 @@ struct ReconnectStateTests {
         #expect(delays.count == 500)
         #expect(delays.allSatisfy { $0 <= .seconds(5) })
         #expect(delays.contains { $0 > .seconds(4) } && delays.contains { $0 < .seconds(1) })
+    }
+}
+
+/// Issue 14 point 3: a device that connects, uploads and hangs up within a minute is healthy.
+@Suite("ReconnectState: healthy short sessions")
+struct HealthySessionTests {
+    let drop = ConnectFailure.local(.linkDropped(hciReason: nil))
+    let abort = ConnectFailure.dbus(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local")
+
+    func delay(of step: ReconnectStep) -> Duration? {
+        if case let .connect(after) = step.action { after } else { nil }
+    }
+
+    @Test func aCuffThatUploadsAndHangsUpIsNeverGivenUp() throws {
+        var rng = SplitMix64(seed: 14)
+        var state = ReconnectState(policyClass: .normal, configuration: PolicyConfiguration(normal: ClassConfiguration(retryBudget: 10)))
+        var now = Duration.zero
+        for session in 1...30 {
+            state.connected(now: now)
+            state.ready(now: now + .seconds(2))
+            now += .seconds(10)
+            let step = state.linkLost(drop, now: now, using: &rng)
+            #expect(step.action != .giveUp, "session \(session) must not spend the budget")
+            #expect(state.failures == 0)
+            #expect(state.shortSessions == session)
+            let wait = try #require(delay(of: step))
+            #expect(state.backoff.bounds(afterFailures: session).contains(wait), "short sessions still back off (n = \(session))")
+            now += wait
+        }
+        #expect(!state.hasGivenUp)
+    }
+
+    @Test func linksLostBeforeReadyStillSpendTheBudget() {
+        var rng = SplitMix64(seed: 15)
+        var state = ReconnectState(policyClass: .normal, configuration: PolicyConfiguration(normal: ClassConfiguration(retryBudget: 3)))
+        var actions: [ReconnectStep.Action] = []
+        for second in 0..<3 {
+            state.connected(now: .seconds(second * 10))
+            actions.append(state.linkLost(drop, now: .seconds(second * 10 + 1), using: &rng).action)
+        }
+        #expect(actions.last == .giveUp)
+        #expect(state.failures == 3)
+    }
+
+    @Test func readyClearsEarlierFailuresAndAStableSessionClearsShortSessions() throws {
+        var rng = SplitMix64(seed: 16)
+        var state = ReconnectState(policyClass: .normal)
+        for second in 0..<4 { _ = state.connectFailed(abort, now: .seconds(second), using: &rng) }
+        #expect(state.failures == 4)
+        state.connected(now: .seconds(10))
+        state.ready(now: .seconds(11))
+        #expect(state.failures == 0, "the attempts before a ready session are no longer failures")
+        _ = state.linkLost(drop, now: .seconds(20), using: &rng)
+        state.connected(now: .seconds(25))
+        state.ready(now: .seconds(26))
+        _ = state.linkLost(drop, now: .seconds(30), using: &rng)
+        #expect(state.shortSessions == 2)
+        state.connected(now: .seconds(40))
+        state.ready(now: .seconds(41))
+        let afterStable = state.linkLost(drop, now: .seconds(200), using: &rng)
+        #expect(state.shortSessions == 0)
+        let wait = try #require(delay(of: afterStable))
+        #expect(wait <= .seconds(1), "after a stable session the next reconnect starts at n = 1")
+    }
+
+    @Test func aFailureAfterShortSessionsBacksOffFromTheCombinedCount() throws {
+        var rng = SplitMix64(seed: 17)
+        var state = ReconnectState(policyClass: .normal)
+        for i in 0..<3 {
+            state.connected(now: .seconds(i * 10))
+            state.ready(now: .seconds(i * 10 + 1))
+            _ = state.linkLost(drop, now: .seconds(i * 10 + 2), using: &rng)
+        }
+        let step = state.connectFailed(abort, now: .seconds(40), using: &rng)
+        #expect(state.failures == 1)
+        let wait = try #require(delay(of: step))
+        #expect(state.backoff.bounds(afterFailures: 4).contains(wait))
     }
 }

@@ -1,4 +1,5 @@
 import FleetPlatform
+import Policy
 
 /// bluetoothd's D-Bus API as fleetd uses it: the object tree, its change events, discovery, links and GATT.
 /// Every call has a bounded time, and every failure is a `BlueZError` with BlueZ's name and message.

@@ -1,4 +1,5 @@
 import FleetPlatform
+import Supervision
 
 /// BlueZ's D-Bus names (the API of bluetoothd 5.66, doc/*-api.txt).
 enum BlueZName {
@@ -17,8 +18,8 @@ public struct AdapterObject: Sendable, Hashable {
     public var address: String
     public var powered: Bool
     public var discovering: Bool
-    /// `hci0` for `/org/bluez/hci0`.
-    public var name: String { String(path.split(separator: "/").last ?? "") }
+
+    public var id: AdapterID { AdapterID(objectPath: path) }
 }
 
 /// A Device1 object: one address as BlueZ sees it under one adapter.
@@ -39,6 +40,20 @@ public struct DeviceObject: Sendable, Hashable {
     public var servicesResolved: Bool
     public var paired: Bool
     public var bonded: Bool
+
+    public var devicePath: DevicePath { DevicePath(path, adapter: AdapterID(objectPath: adapter)) }
+
+    /// The object as the state machine's input.
+    public var report: DeviceReport {
+        DeviceReport(path: devicePath, address: address, addressType: addressType, name: alias ?? name, rssi: rssi,
+                     manufacturerData: manufacturerData, serviceData: serviceData)
+    }
+
+    /// How far its link is, as the state machine takes it.
+    public var linkState: LinkState { connected ? (servicesResolved ? .resolved : .up) : .down }
+
+    /// The properties that carry link state; every other one is news of what the device advertises or is.
+    static let linkProperties: Set<String> = ["Connected", "ServicesResolved"]
 }
 
 /// A GattCharacteristic1 object under a device.
@@ -129,7 +144,7 @@ extension DeviceObject {
         var r = BlueZPropertyReader(path: path, interface: BlueZName.device, properties: properties)
         defer { problems += r.problems }
         guard let address = r.string("Address") else { return nil }
-        let adapter = r.string("Adapter") ?? path.split(separator: "/").dropLast().joined(separator: "/").prefixedSlash
+        let adapter = r.string("Adapter") ?? BlueZPath.parent(of: path)
         return DeviceObject(
             path: path, adapter: adapter, address: address, addressType: r.string("AddressType") ?? "public",
             name: r.string("Name"), alias: r.string("Alias"), rssi: r.int("RSSI"),
@@ -148,13 +163,7 @@ extension DeviceObject {
         if let v = r.serviceData("ServiceData") { serviceData = v }
         if let v = r.strings("UUIDs") { uuids = v }
         if let v = r.bool("Connected") { connected = v }
-        if let v = r.bool("ServicesResolved") {
-            servicesResolved = v
-            // BlueZ resolves services only over a link. 5.66 sends no Connected=true signal for the first
-            // connect of a newly discovered device (seen against real bluetoothd, docs/bluez-fidelity.md),
-            // so ServicesResolved=true is the first word that the link is up.
-            if v { connected = true }
-        }
+        if let v = r.bool("ServicesResolved") { servicesResolved = v }
         if let v = r.bool("Paired") { paired = v }
         if let v = r.bool("Bonded") { bonded = v }
         if let v = r.string("Address") { address = v }
@@ -169,14 +178,7 @@ extension CharacteristicObject {
         var r = BlueZPropertyReader(path: path, interface: BlueZName.characteristic, properties: properties)
         defer { problems += r.problems }
         guard let uuid = r.string("UUID") else { return nil }
-        // The device is the path prefix up to dev_XX (…/hci0/dev_XX/serviceNNNN/charNNNN).
-        let parts = path.split(separator: "/")
-        let device = "/" + parts.prefix(while: { !$0.hasPrefix("service") }).joined(separator: "/")
-        return CharacteristicObject(path: path, uuid: uuid.lowercased(), device: device, flags: r.strings("Flags") ?? [],
+        return CharacteristicObject(path: path, uuid: uuid.lowercased(), device: BlueZPath.device(ofGATTObject: path), flags: r.strings("Flags") ?? [],
                                     notifying: r.bool("Notifying") ?? false, mtu: r.int("MTU"))
     }
-}
-
-extension String {
-    fileprivate var prefixedSlash: String { hasPrefix("/") ? self : "/" + self }
 }

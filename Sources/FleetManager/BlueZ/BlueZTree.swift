@@ -1,7 +1,9 @@
 import FleetPlatform
+import Supervision
 
 /// fleetd's copy of bluetoothd's object tree: adapters, devices and characteristics, kept current by
-/// applying `BlueZEvent`s. Pure; malformed properties are collected, not trapped on.
+/// applying `BlueZEvent`s. Each event comes out as the typed changes it made, once, for the state machine.
+/// Pure; malformed properties are collected, not trapped on.
 public struct BlueZTree: Sendable {
     public var adapters: [String: AdapterObject] = [:]
     public var devices: [String: DeviceObject] = [:]
@@ -11,18 +13,12 @@ public struct BlueZTree: Sendable {
 
     public init() {}
 
-    /// What an event changed, for the supervisor to react to.
-    public enum Change: Sendable {
-        case adapterAdded(AdapterObject)
-        case adapterChanged(AdapterObject)
-        case adapterRemoved(String)
-        case deviceAdded(DeviceObject)
-        case deviceChanged(DeviceObject, changed: Set<String>)
-        case deviceRemoved(DeviceObject)
-        case characteristicAdded(CharacteristicObject)
-        case characteristicRemoved(CharacteristicObject)
+    /// What an event changed.
+    public enum Change: Sendable, Hashable {
+        /// A change for the state machine.
+        case tree(TreeChange)
+        /// A characteristic's value arrived (a notification, or a read's echo).
         case value(CharacteristicObject, [UInt8])
-        case notifying(CharacteristicObject, Bool)
     }
 
     @discardableResult
@@ -33,68 +29,49 @@ public struct BlueZTree: Sendable {
             if let props = interfaces[BlueZName.adapter] {
                 let adapter = AdapterObject.read(path: path, props, problems: &problems)
                 adapters[path] = adapter
-                out.append(.adapterAdded(adapter))
+                out.append(.tree(.adapterAppeared(adapter.id, powered: adapter.powered)))
             }
             if let props = interfaces[BlueZName.device], let device = DeviceObject.read(path: path, props, problems: &problems) {
                 devices[path] = device
-                out.append(.deviceAdded(device))
+                out.append(.tree(.deviceAppeared(device.report, device.linkState)))
             }
             if let props = interfaces[BlueZName.characteristic],
                let characteristic = CharacteristicObject.read(path: path, props, problems: &problems) {
                 characteristics[path] = characteristic
-                out.append(.characteristicAdded(characteristic))
             }
             return out
         case .interfacesRemoved(let path, let interfaces):
             var out: [Change] = []
-            if interfaces.contains(BlueZName.characteristic), let c = characteristics.removeValue(forKey: path) {
-                out.append(.characteristicRemoved(c))
+            if interfaces.contains(BlueZName.characteristic) { characteristics.removeValue(forKey: path) }
+            if interfaces.contains(BlueZName.device), let device = devices.removeValue(forKey: path) {
+                characteristics = characteristics.filter { $0.value.device != path }
+                out.append(.tree(.deviceRemoved(device.devicePath)))
             }
-            if interfaces.contains(BlueZName.device), let d = devices.removeValue(forKey: path) {
-                for (key, c) in characteristics where c.device == path {
-                    characteristics.removeValue(forKey: key)
-                    out.append(.characteristicRemoved(c))
-                }
-                out.append(.deviceRemoved(d))
-            }
-            if interfaces.contains(BlueZName.adapter), adapters.removeValue(forKey: path) != nil {
-                out.append(.adapterRemoved(path))
+            if interfaces.contains(BlueZName.adapter), let adapter = adapters.removeValue(forKey: path) {
+                out.append(.tree(.adapterRemoved(adapter.id)))
             }
             return out
         case .propertiesChanged(let path, let interface, let changed, let invalidated):
             switch interface {
             case BlueZName.adapter:
                 guard var adapter = adapters[path] else { return [] }
+                let wasPowered = adapter.powered
                 adapter.apply(changed, problems: &problems)
                 adapters[path] = adapter
-                return [.adapterChanged(adapter)]
+                return adapter.powered == wasPowered ? [] : [.tree(.adapterPowered(adapter.id, adapter.powered))]
             case BlueZName.device:
-                guard var device = devices[path] else { return [] }
-                device.apply(changed, invalidated: invalidated, problems: &problems)
-                devices[path] = device
-                return [.deviceChanged(device, changed: Set(changed.keys))]
+                let resolved = changed["ServicesResolved"]?.bool == true
+                let news = !Set(changed.keys).subtracting(DeviceObject.linkProperties).isEmpty || !invalidated.isEmpty
+                return update(device: path, news: news, linkEvidence: resolved) { device, problems in
+                    device.apply(changed, invalidated: invalidated, problems: &problems)
+                }.map(Change.tree)
             case BlueZName.characteristic:
-                guard var characteristic = characteristics[path] else { return [] }
-                var out: [Change] = []
-                if let notifying = changed["Notifying"]?.bool {
-                    characteristic.notifying = notifying
-                    out.append(.notifying(characteristic, notifying))
-                }
-                if let mtu = changed["MTU"]?.integer { characteristic.mtu = Int(mtu) }
-                characteristics[path] = characteristic
-                if let raw = changed["Value"] {
-                    if let bytes = raw.bytes {
-                        out.append(.value(characteristic, bytes))
-                    } else {
-                        problems.append(MalformedProperty(path: path, interface: interface, property: "Value", got: raw.type.description))
-                    }
-                }
-                return out
+                return characteristicChanged(path, interface, changed)
             default:
                 return []
             }
         case .serviceLost:
-            let out = devices.values.map { Change.deviceRemoved($0) } + adapters.keys.map { Change.adapterRemoved($0) }
+            let out = devices.values.map { Change.tree(.deviceRemoved($0.devicePath)) } + adapters.values.map { Change.tree(.adapterRemoved($0.id)) }
             self = BlueZTree()
             return out
         case .serviceAppeared, .malformed:
@@ -102,7 +79,57 @@ public struct BlueZTree: Sendable {
         }
     }
 
-    public func characteristics(of device: String) -> [CharacteristicObject] {
-        characteristics.values.filter { $0.device == device }
+    /// Connect on `path` was answered with success: the link is up, whatever bluetoothd signalled.
+    public mutating func connectSucceeded(_ path: DevicePath) -> [TreeChange] {
+        update(device: path.rawValue, news: false, linkEvidence: true) { _, _ in }
+    }
+
+    /// Everything the tree holds, as the changes that would have built it: adapters, then devices with their
+    /// links first (so that an existing link is adopted before any twin is considered).
+    public var reconciliation: [TreeChange] {
+        adapters.values.sorted { $0.path < $1.path }.map { .adapterAppeared($0.id, powered: $0.powered) }
+            + devices.values.sorted { ($0.connected ? 0 : 1, $0.path) < ($1.connected ? 0 : 1, $1.path) }
+                .map { .deviceAppeared($0.report, $0.linkState) }
+    }
+
+    public func characteristics(of device: DevicePath) -> [CharacteristicObject] {
+        characteristics.values.filter { $0.device == device.rawValue }
+    }
+
+    /// Applies a new reading of a Device1 object and says what changed, once: other properties (`news`) as an
+    /// update, then the link, then resolved services.
+    private mutating func update(device path: String, news: Bool, linkEvidence: Bool,
+                                 _ edit: (inout DeviceObject, inout [MalformedProperty]) -> Void) -> [TreeChange] {
+        guard var device = devices[path] else { return [] }
+        let before = device
+        edit(&device, &problems)
+        // BlueZ 5.66 sends no Connected=true for a connect when the ATT link comes up before the kernel's Device
+        // Connected event (usual under btvirt, rare on real controllers; docs/bluez-fidelity.md): bluetoothd then
+        // reports the link only through its property getter. Resolved services (BlueZ resolves only over a
+        // link) or a successful Connect reply are the first word that the link is up. This is the one place
+        // fleetd makes up for it; a Connected=true that does come, before or after, is then no change.
+        if linkEvidence { device.connected = true }
+        devices[path] = device
+        var out: [TreeChange] = []
+        if news { out.append(.deviceUpdated(device.report)) }
+        if device.connected != before.connected { out.append(.link(device.devicePath, up: device.connected)) }
+        if device.servicesResolved != before.servicesResolved { out.append(.servicesResolved(device.devicePath, device.servicesResolved)) }
+        return out
+    }
+
+    private mutating func characteristicChanged(_ path: String, _ interface: String, _ changed: [String: DBusValue]) -> [Change] {
+        guard var characteristic = characteristics[path] else { return [] }
+        var out: [Change] = []
+        if let notifying = changed["Notifying"]?.bool { characteristic.notifying = notifying }
+        if let mtu = changed["MTU"]?.integer { characteristic.mtu = Int(mtu) }
+        characteristics[path] = characteristic
+        if let raw = changed["Value"] {
+            if let bytes = raw.bytes {
+                out.append(.value(characteristic, bytes))
+            } else {
+                problems.append(MalformedProperty(path: path, interface: interface, property: "Value", got: raw.type.description))
+            }
+        }
+        return out
     }
 }

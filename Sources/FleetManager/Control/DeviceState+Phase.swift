@@ -1,4 +1,5 @@
 import FleetProtocol
+import Supervision
 
 /// How the supervisor's phases and lifecycle events read on the control socket: the one place where the
 /// daemon's words become the protocol's `DeviceState`.

@@ -1,3 +1,4 @@
+import Supervision
 import FleetProtocol
 
 /// Prometheus text exposition (format 0.0.4) of the fleet: devices by state, links per adapter, connect
@@ -19,7 +20,7 @@ enum FleetMetricsText {
         for (state, count) in byState.sorted(by: { $0.key < $1.key }) { out += "fleetd_devices{state=\"\(state)\"} \(count)\n" }
         family("fleetd_adapter_links", "gauge", "Links held per adapter (connects in flight included).")
         family("fleetd_adapter_capacity", "gauge", "Connection pool capacity per adapter (learned capacity included).")
-        for adapter in machine.adapters.values.sorted(by: { $0.path < $1.path }) {
+        for adapter in machine.adapters.values.sorted(by: { $0.id < $1.id }) {
             out += "fleetd_adapter_links{adapter=\"\(adapter.name)\"} \(adapter.slots.occupied)\n"
             out += "fleetd_adapter_capacity{adapter=\"\(adapter.name)\"} \(adapter.slots.capacity)\n"
         }

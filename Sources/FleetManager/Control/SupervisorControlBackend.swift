@@ -1,6 +1,7 @@
 import FleetControlServer
 import FleetProtocol
 import Foundation
+import Supervision
 
 /// fleetctl's API (`FleetControlBackend`) answered by the running supervisor.
 public struct SupervisorControlBackend: FleetControlBackend {
@@ -45,13 +46,13 @@ public struct SupervisorControlBackend: FleetControlBackend {
     }
 
     public func watch(_ reference: String?) async throws -> AsyncStream<WatchEvent> {
-        var device: String?
-        if let reference { device = try await supervisor.showDevice(reference).device.id }
+        var device: DeviceID?
+        if let reference { device = DeviceID(try await supervisor.showDevice(reference).device.id) }
         let entries = supervisor.feed.subscribe(device: device)
         let (stream, continuation) = AsyncStream<WatchEvent>.makeStream(bufferingPolicy: .bufferingNewest(4096))
         let task = Task {
             for await entry in entries {
-                continuation.yield(WatchEvent(sequence: Int(entry.sequence), time: entry.time, device: entry.device,
+                continuation.yield(WatchEvent(sequence: Int(entry.sequence), time: entry.time, device: entry.device.rawValue,
                                               kind: WatchEvent.Kind(entry.kind), text: entry.text))
             }
             continuation.finish()

@@ -1,4 +1,5 @@
 import Foundation
+import Supervision
 import Synchronization
 
 /// One entry of the supervisor's event stream: a lifecycle event, a notification value, or the marker a
@@ -17,7 +18,7 @@ public struct FeedEntry: Sendable {
     public var time: Date
     /// Monotonic time since the daemon started, for ordering and gap detection.
     public var monotonic: Duration
-    public var device: String
+    public var device: DeviceID
     public var kind: Kind
     public var text: String
 }
@@ -30,7 +31,7 @@ public final class EventFeed: Sendable {
         var next: UInt64 = 1
         var subscribers: [UInt64: AsyncStream<FeedEntry>.Continuation] = [:]
         var nextSubscriber: UInt64 = 0
-        var recent: [String: [FeedEntry]] = [:]
+        var recent: [DeviceID: [FeedEntry]] = [:]
         var notificationCount: UInt64 = 0
     }
 
@@ -45,7 +46,7 @@ public final class EventFeed: Sendable {
     }
 
     @discardableResult
-    public func publish(device: String, kind: FeedEntry.Kind, text: String) -> FeedEntry {
+    public func publish(device: DeviceID, kind: FeedEntry.Kind, text: String) -> FeedEntry {
         let (entry, targets) = state.withLock { state -> (FeedEntry, [AsyncStream<FeedEntry>.Continuation]) in
             let entry = FeedEntry(sequence: state.next, time: Date(), monotonic: ContinuousClock.now - started, device: device, kind: kind, text: text)
             state.next += 1
@@ -61,7 +62,7 @@ public final class EventFeed: Sendable {
     }
 
     /// A live stream of entries (optionally for one device), finished when the feed closes.
-    public func subscribe(device: String? = nil) -> AsyncStream<FeedEntry> {
+    public func subscribe(device: DeviceID? = nil) -> AsyncStream<FeedEntry> {
         let (stream, continuation) = AsyncStream<FeedEntry>.makeStream(bufferingPolicy: .bufferingNewest(bufferPerSubscriber))
         let (relay, relayContinuation) = AsyncStream<FeedEntry>.makeStream(bufferingPolicy: .bufferingNewest(bufferPerSubscriber))
         let id = state.withLock { state -> UInt64 in
@@ -81,7 +82,7 @@ public final class EventFeed: Sendable {
         return relay
     }
 
-    public func recent(device: String) -> [FeedEntry] { state.withLock { $0.recent[device] ?? [] } }
+    public func recent(device: DeviceID) -> [FeedEntry] { state.withLock { $0.recent[device] ?? [] } }
 
     public var notificationsReceived: UInt64 { state.withLock { $0.notificationCount } }
 

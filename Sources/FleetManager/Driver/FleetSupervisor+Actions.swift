@@ -1,6 +1,7 @@
 import FleetPlatform
 import Foundation
 import Policy
+import Supervision
 
 /// Performing the state machine's actions. I/O runs in tasks whose results come back as events; the actor
 /// itself never waits on BlueZ.
@@ -13,14 +14,14 @@ extension FleetSupervisor {
                 let client = self.client
                 Task { [weak self] in
                     var failure: BlueZError?
-                    do throws(BlueZError) { try await client.connect(device: path, timeout: timeout) } catch { failure = error }
+                    do throws(BlueZError) { try await client.connect(device: path.rawValue, timeout: timeout) } catch { failure = error }
                     await self?.connectDone(device: device, path: path, token: token, error: failure)
                 }
             case .disconnect(_, let path):
                 let client = self.client
                 let logger = self.logger
                 Task {
-                    do { try await client.disconnect(device: path) } catch {
+                    do { try await client.disconnect(device: path.rawValue) } catch {
                         logger.debug("disconnect of \(path) answered \(error)")
                     }
                 }
@@ -28,7 +29,7 @@ extension FleetSupervisor {
                 let client = self.client
                 let logger = self.logger
                 Task {
-                    do { try await client.removeDevice(adapter: adapter, device: path) } catch {
+                    do { try await client.removeDevice(adapter: adapter.objectPath, device: path.rawValue) } catch {
                         logger.warning("RemoveDevice \(path) failed: \(error)")
                     }
                 }
@@ -57,12 +58,12 @@ extension FleetSupervisor {
                 let duplicates = options.duplicateData
                 Task {
                     do throws(BlueZError) {
-                        try await client.setDiscoveryFilter(adapter: adapter, uuids: uuids, duplicateData: duplicates)
-                        try await client.startDiscovery(adapter: adapter)
+                        try await client.setDiscoveryFilter(adapter: adapter.objectPath, uuids: uuids, duplicateData: duplicates)
+                        try await client.startDiscovery(adapter: adapter.objectPath)
                     } catch where error.name == "org.bluez.Error.InProgress" {
                         // Discovery already running for this client.
                     } catch {
-                        logger.warning("cannot start discovery on \(adapter): \(error)", metadata: ["adapter": adapter, "reason": error.name])
+                        logger.warning("cannot start discovery on \(adapter.objectPath): \(error)", metadata: ["adapter": adapter.objectPath, "reason": error.name])
                     }
                 }
             case .persist:
@@ -74,23 +75,19 @@ extension FleetSupervisor {
         updateStatus()
     }
 
-    func connectDone(device: String, path: String, token: UInt64, error: BlueZError?) {
+    func connectDone(device: DeviceID, path: DevicePath, token: UInt64, error: BlueZError?) {
         if let error {
-            let code = BlueZErrorClassifier.classify(error.timedOut ? .local(.connectTimedOut) : .dbus(name: error.name, message: error.message)).code
+            let code = BlueZErrorClassifier.classify(error.connectFailure).code
             metrics.failure(code)
+        } else {
+            // The tree turns the reply into a link change if bluetoothd did not signal one, before the machine
+            // hears the reply: the order real controllers report in.
+            for change in tree.connectSucceeded(path) { perform(machine.apply(change, now: now())) }
         }
         perform(machine.connectFinished(device: device, token: token, error: error, now: now()))
-        // bluetoothd 5.66 sets Connected without a signal for a Connect we asked for (docs/bluez-fidelity.md):
-        // the successful reply is the word that the link is up, so fleetd's copy of the object, and the state
-        // machine's sighting of it, say so from here on (an eviction must then wait for the link to go down).
-        if error == nil, var object = tree.devices[path], !object.connected {
-            object.connected = true
-            tree.devices[path] = object
-            perform(machine.deviceObserved(object, now: now()))
-        }
     }
 
-    func setUpDone(device: String, token: UInt64, error: BlueZError?) {
+    func setUpDone(device: DeviceID, token: UInt64, error: BlueZError?) {
         perform(machine.setUpFinished(device: device, token: token, error: error, now: now()))
         if initialSetUps.remove(device) != nil, initialSetUps.isEmpty { releaseReadyWaiter() }
     }
@@ -103,12 +100,12 @@ extension FleetSupervisor {
 
     /// Reads on connect and StartNotify for each configured characteristic. A characteristic the device does
     /// not have is a warning, not a reason to drop the link.
-    static func setUp(device: String, characteristics: [CharacteristicObject], subscribe: [String], read: [String],
+    static func setUp(device: DeviceID, characteristics: [CharacteristicObject], subscribe: [String], read: [String],
                       client: BlueZClient, logger: Logger, feed: EventFeed) async -> BlueZError? {
         func find(_ uuid: String) -> CharacteristicObject? { characteristics.first { $0.uuid == uuid } }
         for uuid in read {
             guard let characteristic = find(uuid) else {
-                logger.warning("\(device) has no characteristic \(uuid) to read", metadata: ["device": device, "reason": "missing-characteristic"])
+                logger.warning("\(device) has no characteristic \(uuid) to read", metadata: ["device": device.rawValue, "reason": "missing-characteristic"])
                 continue
             }
             do throws(BlueZError) {

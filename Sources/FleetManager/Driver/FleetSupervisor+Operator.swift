@@ -3,13 +3,14 @@ import FleetProtocol
 import Foundation
 import Identity
 import Policy
+import Supervision
 
 /// What fleetctl sees and asks, answered from the actor's current state.
 extension FleetSupervisor {
     public func statusInfo(version: String) -> StatusInfo {
         let counts = machine.counts
-        let adapters = machine.adapters.values.sorted { $0.path < $1.path }.map { adapter in
-            AdapterInfo(name: adapter.name, address: tree.adapters[adapter.path]?.address, powered: adapter.powered,
+        let adapters = machine.adapters.values.sorted { $0.id < $1.id }.map { adapter in
+            AdapterInfo(name: adapter.name, address: tree.adapters[adapter.id.objectPath]?.address, powered: adapter.powered,
                         slotsUsed: adapter.slots.occupied, slotsCapacity: adapter.slots.capacity)
         }
         let uptime = ContinuousClock.now - startedAt
@@ -25,8 +26,8 @@ extension FleetSupervisor {
     }
 
     func info(for device: FleetDevice, now: Duration) -> DeviceInfo {
-        DeviceInfo(id: device.id, displayName: device.displayName ?? device.id, state: DeviceState(device.phase),
-                   adapter: device.adapter ?? device.bestSighting.map { String($0.adapter.split(separator: "/").last ?? "") },
+        DeviceInfo(id: device.id.rawValue, displayName: device.displayName ?? device.id.rawValue, state: DeviceState(device.phase),
+                   adapter: (device.adapter ?? device.bestSighting?.adapter)?.name,
                    address: device.address, rssi: device.rssi,
                    lastSeenSecondsAgo: device.lastSeen.map { Double((now - $0).milliseconds) / 1000 },
                    attempt: device.attempt, nextRetryInSeconds: device.nextRetry.map { max(0, Double(($0 - now).milliseconds) / 1000) },
@@ -36,7 +37,7 @@ extension FleetSupervisor {
     func resolve(_ reference: String) throws(FleetControlError) -> FleetDevice {
         let infos = deviceInfos()
         let info = try DeviceReference.resolve(reference, in: infos)
-        guard let device = machine.devices[info.id] else { throw .deviceNotFound(reference: reference) }
+        guard let device = machine.devices[DeviceID(info.id)] else { throw .deviceNotFound(reference: reference) }
         return device
     }
 
@@ -44,42 +45,47 @@ extension FleetSupervisor {
         let device = try resolve(reference)
         let now = now()
         let characteristics = device.linkPath.map { tree.characteristics(of: $0) } ?? []
-        return DeviceDetail(device: info(for: device, now: now), identity: device.id, lastError: device.lastReason,
+        return DeviceDetail(device: info(for: device, now: now), identity: device.id.rawValue, lastError: device.lastReason,
                             connectedForSeconds: device.linkUpAt.map { Double((now - $0).milliseconds) / 1000 },
                             characteristics: characteristics.sorted { $0.uuid < $1.uuid }.map { CharacteristicInfo(uuid: $0.uuid, flags: $0.flags) })
     }
 
     public func connect(_ reference: String) throws(FleetControlError) -> ConnectOutcome {
-        let id = (try? resolve(reference).id) ?? reference
-        guard machine.devices[id] != nil || (try? FleetIdentity(stableID: id)) != nil else {
+        let id = (try? resolve(reference).id) ?? DeviceID(reference)
+        guard machine.devices[id] != nil || (try? FleetIdentity(stableID: id.rawValue)) != nil else {
             throw .deviceNotFound(reference: reference)
         }
         let outcome = machine.operatorConnect(id, now: now())
         perform(outcome.actions)
-        return ConnectOutcome(device: id, state: machine.devices[id].map { DeviceState($0.phase) } ?? .unknown,
-                              evicted: outcome.eviction?.victim, note: outcome.eviction?.reason ?? outcome.message)
+        return ConnectOutcome(device: id.rawValue, state: machine.devices[id].map { DeviceState($0.phase) } ?? .unknown,
+                              evicted: outcome.eviction?.victim.rawValue, note: outcome.eviction?.reason ?? outcome.message)
     }
 
     public func disconnect(_ reference: String) throws(FleetControlError) -> DisconnectOutcome {
         let device = try resolve(reference)
-        guard let outcome = machine.operatorDisconnect(device.id, now: now()) else { throw .deviceNotFound(reference: reference) }
+        let outcome = try operatorCommand(reference) { (machine, now) throws(FleetStateMachine.OperatorRefusal) in
+            try machine.operatorDisconnect(device.id, now: now)
+        }
         perform(outcome.actions)
-        return DisconnectOutcome(device: device.id, state: machine.devices[device.id].map { DeviceState($0.phase) } ?? .idle)
+        return DisconnectOutcome(device: device.id.rawValue, state: machine.devices[device.id].map { DeviceState($0.phase) } ?? .idle)
     }
 
     public func evict(_ reference: String) throws(FleetControlError) -> EvictOutcome {
         let device = try resolve(reference)
-        guard device.phase.hasLink || device.phase == .connecting else { throw .notConnected(device: device.id) }
-        guard let outcome = machine.operatorEvict(device.id, now: now()) else { throw .deviceNotFound(reference: reference) }
+        let outcome = try operatorCommand(reference) { (machine, now) throws(FleetStateMachine.OperatorRefusal) in
+            try machine.operatorEvict(device.id, now: now)
+        }
         perform(outcome.actions)
-        return EvictOutcome(device: device.id, holdOffSeconds: Double(machine.settings.evictionHoldOff.milliseconds) / 1000)
+        return EvictOutcome(device: device.id.rawValue, holdOffSeconds: Double(machine.settings.evictionHoldOff.milliseconds) / 1000)
     }
 
     public func forget(_ reference: String) throws(FleetControlError) -> String {
         let device = try resolve(reference)
-        guard let outcome = machine.operatorForget(device.id, now: now()) else { throw .deviceNotFound(reference: reference) }
+        let outcome = try operatorCommand(reference) { (machine, now) throws(FleetStateMachine.OperatorRefusal) in
+            try machine.operatorForget(device.id, now: now)
+        }
         perform(outcome.actions)
-        return device.id
+        return device.id.rawValue
     }
 
     public func setPolicy(_ reference: String, policyClass name: String) throws(FleetControlError) -> String {
@@ -87,18 +93,33 @@ extension FleetSupervisor {
         guard let policyClass = PolicyClass(rawValue: name) else {
             throw .invalidPolicyClass(name, known: PolicyClass.allCases.map(\.rawValue))
         }
-        guard let outcome = machine.operatorSetPolicy(device.id, policyClass, now: now()) else { throw .deviceNotFound(reference: reference) }
+        let outcome = try operatorCommand(reference) { (machine, now) throws(FleetStateMachine.OperatorRefusal) in
+            try machine.operatorSetPolicy(device.id, policyClass, now: now)
+        }
         perform(outcome.actions)
-        return device.id
+        return device.id.rawValue
+    }
+
+    /// Runs an operator command on the machine, answering its refusal in fleetctl's terms.
+    func operatorCommand(_ reference: String, _ command: (inout FleetStateMachine, Duration) throws(FleetStateMachine.OperatorRefusal)
+        -> FleetStateMachine.OperatorOutcome) throws(FleetControlError) -> FleetStateMachine.OperatorOutcome {
+        do {
+            return try command(&machine, now())
+        } catch {
+            switch error {
+            case .unknownDevice: throw .deviceNotFound(reference: reference)
+            case .notLinked(let id): throw .notConnected(device: id.rawValue)
+            }
+        }
     }
 
     /// The characteristic object for a UUID (16-bit or 128-bit) on a linked device.
     public func characteristic(_ reference: String, _ uuid: String) throws(FleetControlError) -> (FleetDevice, CharacteristicObject) {
         let device = try resolve(reference)
-        guard let path = device.linkPath, device.phase.hasLink else { throw .notConnected(device: device.id) }
+        guard let path = device.linkPath, device.phase.hasLink else { throw .notConnected(device: device.id.rawValue) }
         let wanted = Self.canonicalUUID(uuid)
         guard let characteristic = tree.characteristics(of: path).first(where: { $0.uuid == wanted }) else {
-            throw .characteristicNotFound(device: device.id, characteristic: uuid)
+            throw .characteristicNotFound(device: device.id.rawValue, characteristic: uuid)
         }
         return (device, characteristic)
     }
@@ -118,7 +139,7 @@ extension FleetSupervisor {
 
 extension FleetSupervisor {
     /// Applies a re-read configuration; throws (and changes nothing) when its identity rules are invalid.
-    public func reload(rules: [IdentityRule], wanted: [WantedDevice], previouslyConfigured: Set<String>) throws(IdentityError) -> String {
+    public func reload(rules: [IdentityRule], wanted: [WantedDevice], previouslyConfigured: Set<DeviceID>) throws(IdentityError) -> String {
         let (actions, summary) = try machine.reload(rules: rules, wanted: wanted, previouslyConfigured: previouslyConfigured, now: now())
         perform(actions)
         logger.notice(summary)

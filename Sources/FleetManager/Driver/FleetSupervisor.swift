@@ -2,6 +2,7 @@ import FleetPlatform
 import Foundation
 import Identity
 import Policy
+import Supervision
 
 /// The actor that drives `FleetStateMachine`: it feeds it BlueZ's events, timer fires and I/O results, and
 /// performs the actions it returns (D-Bus calls in their own tasks, timers as sleeping tasks, snapshots,
@@ -46,14 +47,14 @@ public actor FleetSupervisor {
     var persistScheduled = false
     var lastStatus = ""
     var statusScheduled = false
-    var initialSetUps: Set<String> = []
+    var initialSetUps: Set<DeviceID> = []
     var readyWaiter: CheckedContinuation<Void, Never>?
     public private(set) var isReady = false
     var stopping = false
     var eventTask: Task<Void, Never>?
     var watchdogTask: Task<Void, Never>?
     var metricsTask: Task<Void, Never>?
-    var linkDownAt: [String: Duration] = [:]
+    var linkDownAt: [DeviceID: Duration] = [:]
     public internal(set) var snapshotWrites = 0
 
     public init(machine: FleetStateMachine, client: BlueZClient, logger: Logger, notifier: ServiceNotifier = ServiceNotifier(),
@@ -140,13 +141,7 @@ public actor FleetSupervisor {
         reportProblems()
         let now = now()
         machine.beginReconciliation()
-        for adapter in tree.adapters.values.sorted(by: { $0.path < $1.path }) {
-            perform(machine.adapterAppeared(path: adapter.path, powered: adapter.powered, now: now))
-        }
-        // Connected objects first, so an existing link is adopted before any twin is considered.
-        for device in tree.devices.values.sorted(by: { ($0.connected ? 0 : 1, $0.path) < ($1.connected ? 0 : 1, $1.path) }) {
-            perform(machine.deviceObserved(device, now: now))
-        }
+        for change in tree.reconciliation { perform(machine.apply(change, now: now)) }
         perform(machine.endReconciliation(now: now))
     }
 
@@ -167,9 +162,9 @@ public actor FleetSupervisor {
             for device in machine.devices.values {
                 guard let path = device.linkPath else { continue }
                 do {
-                    try await client.disconnect(device: path)
+                    try await client.disconnect(device: path.rawValue)
                 } catch {
-                    logger.warning("stopping: disconnecting \(device.id) failed: \(error)", metadata: ["device": device.id])
+                    logger.warning("stopping: disconnecting \(device.id) failed: \(error)", metadata: ["device": device.id.rawValue])
                 }
             }
         }

@@ -1,3 +1,4 @@
+import FleetSystem
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -7,41 +8,75 @@ import Glibc
 /// temporary beside it is written whole and fsynced, renamed over the old one, and the directory fsynced.
 /// Used for the snapshot and for the metrics textfile.
 enum AtomicFile {
+    /// Which step failed, on which path, and the errno it failed with.
     struct WriteError: Error, Sendable, CustomStringConvertible {
-        var message: String
+        enum Step: String, Sendable {
+            case create, write, sync, close, rename
+            case syncDirectory = "sync directory"
+        }
+
+        var step: Step
+        var path: String
+        var errno: Errno
+
+        /// `/var/lib/fleetd/snapshot.json.tmp: write: No space left on device (ENOSPC)`.
+        var message: String { "\(path): \(step.rawValue): \(errno)" }
         var description: String { message }
     }
 
     /// `mode` is set on the new file whatever the umask; `beforeRename` runs once the new contents are on
     /// disk and before they replace the old (the snapshot keeps its previous copy then).
+    ///
+    /// A failure to sync the directory is reported although the new contents are already in place: the
+    /// rename may not survive a power cut, and the caller should know that.
     static func replace(_ path: String, with data: Data, mode: mode_t, beforeRename: () -> Void = {}) throws(WriteError) {
         let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw WriteError(message: "\(temporary): \(String(cString: strerror(errno)))") }
-        var offset = 0
-        let ok = data.withUnsafeBytes { raw -> Bool in
-            guard fchmod(fd, mode) == 0 else { return false }
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                offset += n
-            }
-            return fsync(fd) == 0
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_TRUNC, permissions: mode)
+        } catch {
+            throw WriteError(step: .create, path: temporary, errno: error)
         }
-        close(fd)
-        guard ok else {
-            unlink(temporary)
-            throw WriteError(message: "\(temporary): write failed: \(String(cString: strerror(errno)))")
+        do {
+            try fill(consume file, with: data, mode: mode)
+        } catch {
+            // The half-written temporary is useless. Its removal's own failure is dropped: the write's errno
+            // is the one that explains what went wrong.
+            try? removeFile(temporary)
+            throw WriteError(step: error.step, path: temporary, errno: error.errno)
         }
         beforeRename()
-        guard rename(temporary, path) == 0 else {
-            throw WriteError(message: "rename \(temporary) → \(path): \(String(cString: strerror(errno)))")
+        do {
+            try renameFile(temporary, to: path)
+        } catch {
+            try? removeFile(temporary)
+            throw WriteError(step: .rename, path: "\(temporary) → \(path)", errno: error)
         }
         let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
-        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirFD >= 0 {
-            fsync(dirFD)
-            close(dirFD)
+        do {
+            let handle = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY)
+            try handle.sync()
+            try handle.close()
+        } catch {
+            throw WriteError(step: .syncDirectory, path: directory, errno: error)
         }
+    }
+
+    /// Writes, syncs and closes the new file; close's own error counts, since a write-back failure can
+    /// surface only there.
+    private static func fill(_ file: consuming FileDescriptor, with data: Data, mode: mode_t) throws(StepFailure) {
+        do {
+            try file.setPermissions(mode)
+            try file.writeAll(data)
+        } catch {
+            throw StepFailure(step: .write, errno: error)
+        }
+        do { try file.sync() } catch { throw StepFailure(step: .sync, errno: error) }
+        do { try file.close() } catch { throw StepFailure(step: .close, errno: error) }
+    }
+
+    private struct StepFailure: Error {
+        var step: WriteError.Step
+        var errno: Errno
     }
 }

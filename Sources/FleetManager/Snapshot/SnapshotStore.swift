@@ -1,4 +1,5 @@
 import Foundation
+import Supervision
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 internal import CDBus
+import FleetSystem
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -10,16 +11,15 @@ import Glibc
 /// Concurrency model: one dedicated I/O thread owns the libdbus connection. It alone reads and writes the
 /// socket, sends queued messages and dispatches incoming ones (libdbus is never entered from two threads).
 /// Other threads build a message, append it to a queue under a mutex and wake the I/O thread through an
-/// eventfd. A method call parks its task on a continuation keyed by the message serial; the I/O thread
-/// resumes it with the reply, the error reply, a timeout (deadlines are the I/O thread's poll timeout) or a
+/// eventfd (FleetSystem's `WakeupPipe`). A method call parks its task on a continuation keyed by the message
+/// serial; the I/O thread resumes it with the reply, the error reply, a timeout (deadlines are the I/O thread's poll timeout) or a
 /// disconnection. Signals are matched against subscriptions on the I/O thread and yielded, in arrival order,
 /// to each subscriber's `AsyncStream`. Incoming method calls go to one registered handler (the exported
 /// object tree), which answers synchronously or from a task through `reply(to:)`.
 public final class DBusConnection: @unchecked Sendable {
     let raw: OpaquePointer
-    /// A self-pipe: writing a byte wakes the I/O thread from poll.
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    /// Wakes the I/O thread from poll when there is something to send or the connection is closing.
+    private let wakeup: WakeupPipe
     let state = Mutex(ConnectionState())
     /// The connection's unique bus name, e.g. `:1.42`.
     public let uniqueName: String
@@ -41,19 +41,14 @@ public final class DBusConnection: @unchecked Sendable {
             throw DBusError(.connectionFailed, "cannot register on \(address): \(message)")
         }
         dbus_connection_set_exit_on_disconnect(connection, 0)
-        var pipeFDs: [Int32] = [-1, -1]
-        guard pipe(&pipeFDs) == 0 else {
+        do {
+            wakeup = try WakeupPipe()
+        } catch {
             dbus_connection_close(connection)
             dbus_connection_unref(connection)
-            throw DBusError(.connectionFailed, "pipe2 failed: errno \(errno)")
+            throw DBusError(.connectionFailed, "cannot create the I/O thread's wake-up eventfd: \(error)", systemError: error)
         }
         raw = connection
-        for fd in pipeFDs {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        wakeRead = pipeFDs[0]
-        wakeWrite = pipeFDs[1]
         uniqueName = String(cString: unique)
         signalQueue = true
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -70,8 +65,6 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     deinit {
-        Glibc.close(wakeRead)
-        Glibc.close(wakeWrite)
         dbus_connection_unref(raw)
     }
 
@@ -218,8 +211,7 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     func wake() {
-        var one: UInt8 = 1
-        _ = write(wakeWrite, &one, 1)
+        wakeup.wake()
     }
 
     // MARK: The I/O thread
@@ -230,6 +222,7 @@ public final class DBusConnection: @unchecked Sendable {
             dbus_connection_get_unix_fd(raw, &fd)
             return fd
         }()
+        var failure: DBusError?
         while true {
             let closing = state.withLock { $0.closing }
             if closing || dbus_connection_get_is_connected(raw) == 0 { break }
@@ -240,16 +233,20 @@ public final class DBusConnection: @unchecked Sendable {
             expireCalls()
             var fds = [
                 pollfd(fd: fd, events: Int16(POLLIN) | (dbus_connection_has_messages_to_send(raw) != 0 ? Int16(POLLOUT) : 0), revents: 0),
-                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeup.descriptor, events: Int16(POLLIN), revents: 0),
             ]
             if dbus_connection_get_dispatch_status(raw) == DBUS_DISPATCH_DATA_REMAINS { continue }
-            _ = poll(&fds, 2, pollTimeoutMilliseconds())
-            if fds[1].revents != 0 {
-                var drain = [UInt8](repeating: 0, count: 256)
-                while read(wakeRead, &drain, 256) > 0 {}
+            do {
+                _ = try Poll.wait(&fds, timeoutMilliseconds: pollTimeoutMilliseconds())
+            } catch {
+                // poll fails only for lack of memory or a bug; looping on would spin, so the connection ends
+                // and every waiting call learns why.
+                failure = DBusError(.disconnected, "the I/O thread's poll failed: \(error)", systemError: error)
+                break
             }
+            if fds[1].revents != 0 { wakeup.drain() }
         }
-        shutDown()
+        shutDown(failure: failure)
     }
 
     private func flushOutgoing() {
@@ -302,7 +299,7 @@ public final class DBusConnection: @unchecked Sendable {
         }
     }
 
-    private func shutDown() {
+    private func shutDown(failure: DBusError?) {
         let (pending, outgoing, streams) = state.withLock { state -> ([PendingCall], [Outgoing], [AsyncStream<DBusMessage>.Continuation]) in
             state.closed = true
             let pending = Array(state.pending.values)
@@ -316,11 +313,12 @@ public final class DBusConnection: @unchecked Sendable {
         }
         dbus_connection_flush(raw)
         dbus_connection_close(raw)
+        let closed = failure ?? DBusError(.disconnected, "connection closed")
         for call in pending {
-            call.continuation.resume(returning: .failure(DBusError(.disconnected, "connection closed", context: call.context)))
+            call.continuation.resume(returning: .failure(closed.with(context: call.context)))
         }
         for case .call(_, _, _, let context, let continuation) in outgoing {
-            continuation.resume(returning: .failure(DBusError(.disconnected, "connection closed", context: context)))
+            continuation.resume(returning: .failure(closed.with(context: context)))
         }
         for stream in streams { stream.finish() }
     }

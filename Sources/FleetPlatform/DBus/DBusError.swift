@@ -1,6 +1,9 @@
+import FleetSystem
+
 /// The one error type of the D-Bus layer: a code saying what kind of failure it was, the D-Bus error name
 /// (the remote one, e.g. `org.bluez.Error.Failed`, or a local one for timeouts and bad replies), the message
-/// (e.g. `le-connection-abort-by-local`) and, where known, what call it happened in.
+/// (e.g. `le-connection-abort-by-local`), where known what call it happened in, and the errno when a system
+/// call is what failed.
 public struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure this is.
     public enum Code: String, Sendable, Hashable {
@@ -30,12 +33,15 @@ public struct DBusError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// Where it happened, e.g. `org.bluez.Device1.Connect on /org/bluez/hci0/dev_…`.
     public var context: String?
+    /// The system call's error, when one caused this (creating the wake-up eventfd, polling).
+    public var systemError: Errno?
 
-    public init(_ code: Code, name: String? = nil, _ message: String, context: String? = nil) {
+    public init(_ code: Code, name: String? = nil, _ message: String, context: String? = nil, systemError: Errno? = nil) {
         self.code = code
         self.name = name ?? code.defaultName
         self.message = message
         self.context = context
+        self.systemError = systemError
     }
 
     /// An error reply from a peer.

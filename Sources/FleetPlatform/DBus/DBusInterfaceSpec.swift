@@ -7,10 +7,16 @@ public struct DBusMethodCall: Sendable {
     public var sender: String { message.sender ?? "" }
 }
 
-/// How an exported method runs: inline on the I/O thread (must be quick and never block) or in a task.
+/// How an exported method runs: inline on the I/O thread (must be quick and never block), in a task, or
+/// inline with the answer given later.
 public enum DBusMethodBody: Sendable {
     case immediate(@Sendable (DBusMethodCall) throws -> [DBusValue])
     case async(@Sendable (DBusMethodCall) async throws -> [DBusValue])
+    /// Runs inline on the I/O thread, keeps the call, and answers it exactly once, now or later, through
+    /// `DBusConnection.reply(to:with:)` / `reply(to:error:)` with `call.message`. The reply is queued the
+    /// moment it is given, so it leaves in order with the signals emitted around it; an `async` body's
+    /// reply waits for its task to be scheduled and can fall behind signals emitted after it.
+    case deferred(@Sendable (DBusMethodCall) -> Void)
 }
 
 /// An exported method: its argument signatures (the input one is checked before the handler runs; nil
@@ -32,6 +38,12 @@ public struct DBusMethod: Sendable {
         self.inSignature = inSignature
         self.outSignature = outSignature
         self.body = .immediate(body)
+    }
+
+    public init(in inSignature: String? = "", out outSignature: String = "", deferred body: @escaping @Sendable (DBusMethodCall) -> Void) {
+        self.inSignature = inSignature
+        self.outSignature = outSignature
+        self.body = .deferred(body)
     }
 }
 

@@ -57,6 +57,8 @@ extension DBusObjectTree {
                     connection.reply(to: message, error: Self.dbusError(error))
                 }
             }
+        case .deferred(let body):
+            body(call)
         }
     }
 

@@ -1,3 +1,4 @@
+import FleetSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,14 +14,9 @@ public struct StderrLogHandler: LogHandler {
             line += " [" + record.metadata.keys.sorted().map { "\($0)=\(record.metadata[$0]!)" }.joined(separator: " ") + "]"
         }
         line += "\n"
-        // One write(2) per line, so lines from several threads never interleave.
-        var bytes = Array(line.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeMutableBufferPointer { write(2, $0.baseAddress! + offset, $0.count - offset) }
-            if n <= 0 { if errno == EINTR { continue } else { break } }
-            offset += n
-        }
+        // One write(2) per line, so lines from several threads never interleave. A failed write to stderr
+        // has nowhere left to be reported, so it is dropped here, deliberately.
+        FileDescriptor.borrowing(STDERR_FILENO) { stderr in try? stderr.writeAll(line.utf8) }
     }
 
     static func timestamp() -> String {

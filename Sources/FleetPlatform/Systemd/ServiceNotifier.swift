@@ -1,14 +1,25 @@
 internal import CSystemd
+import FleetSystem
 
 /// The sd_notify protocol: tells the service manager we are ready, what we are doing, that we are alive,
 /// and that we are stopping. Without `NOTIFY_SOCKET` every call is a no-op that returns false.
 public struct ServiceNotifier: Sendable {
     public init() {}
 
-    /// Sends raw `KEY=value` lines; true when a service manager received them.
+    /// Sends raw `KEY=value` lines; true when a service manager received them. A failed send is false
+    /// like an absent manager (the notifications are advisory); `deliver` says why it failed.
     @discardableResult
     public func notify(_ lines: [String]) -> Bool {
-        lines.joined(separator: "\n").withCString { sd_notify(0, $0) } > 0
+        (try? deliver(lines)) ?? false
+    }
+
+    /// Sends raw `KEY=value` lines: true when delivered, false when `NOTIFY_SOCKET` is unset, and the
+    /// errno sd_notify met otherwise (a stale socket is `.connectionRefused`).
+    public func deliver(_ lines: [String]) throws(Errno) -> Bool {
+        let result = lines.joined(separator: "\n").withCString { sd_notify(0, $0) }
+        // libsystemd reports failure as a negated errno rather than through errno.
+        if result < 0 { throw Errno(rawValue: -result) }
+        return result > 0
     }
 
     @discardableResult public func ready(status: String? = nil) -> Bool {

@@ -1,4 +1,5 @@
 import Dispatch
+import FleetSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +13,12 @@ public enum UnixSignals {
         let (stream, continuation) = AsyncStream<Int32>.makeStream()
         var sources: [any DispatchSourceSignal] = []
         for number in signals {
-            signal(number, SIG_IGN)
+            do {
+                try SignalDisposition.ignore(number)
+            } catch {
+                // Only SIGKILL, SIGSTOP or a number that is no signal: the caller's mistake.
+                preconditionFailure("cannot ignore signal \(number): \(error)")
+            }
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { @Sendable in continuation.yield(number) }
             source.resume()

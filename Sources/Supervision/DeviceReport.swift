@@ -1,0 +1,28 @@
+/// What BlueZ says a Device1 object advertises: its address, name, RSSI and advertising data, as the state
+/// machine takes it. Link state is not part of it: that comes as its own `TreeChange`.
+public struct DeviceReport: Sendable, Hashable {
+    public var path: DevicePath
+    public var address: String
+    /// BlueZ's `AddressType`: `public` or `random`.
+    public var addressType: String
+    /// The name to show: BlueZ's alias, else the advertised name.
+    public var name: String?
+    public var rssi: Int?
+    /// Company ID → the bytes after it, as advertised.
+    public var manufacturerData: [UInt16: [UInt8]]
+    /// Service UUID (lowercase) → bytes, as advertised.
+    public var serviceData: [String: [UInt8]]
+
+    public init(path: DevicePath, address: String, addressType: String, name: String? = nil, rssi: Int? = nil,
+                manufacturerData: [UInt16: [UInt8]] = [:], serviceData: [String: [UInt8]] = [:]) {
+        self.path = path
+        self.address = address
+        self.addressType = addressType
+        self.name = name
+        self.rssi = rssi
+        self.manufacturerData = manufacturerData
+        self.serviceData = serviceData
+    }
+
+    public var adapter: AdapterID { path.adapter }
+}

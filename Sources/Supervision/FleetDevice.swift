@@ -1,0 +1,139 @@
+import Policy
+
+/// A device the operator wants kept connected, named by its stable identity id (e.g. `mfr-0059-0a1b2c3d4e5f`).
+public struct WantedDevice: Sendable, Hashable, Codable {
+    public var id: DeviceID
+    public var name: String?
+    public var policyClass: PolicyClass
+    /// Characteristic UUIDs (lowercase, 128-bit) to subscribe to on every connect.
+    public var subscribe: [String]
+    /// Characteristic UUIDs to read once on every connect.
+    public var readOnConnect: [String]
+
+    public init(id: DeviceID, name: String? = nil, policyClass: PolicyClass = .normal, subscribe: [String] = [], readOnConnect: [String] = []) {
+        self.id = id
+        self.name = name
+        self.policyClass = policyClass
+        self.subscribe = subscribe
+        self.readOnConnect = readOnConnect
+    }
+}
+
+extension PolicyClass: Codable {}
+
+/// Where a fleet device is in its life: `unknown → discovered → connecting → connected → resolving → ready`,
+/// with the detours the issue names.
+public enum DevicePhase: Sendable, Hashable, CustomStringConvertible {
+    /// Wanted but not seen on any adapter yet.
+    case unknown
+    /// Seen and eligible: waiting for its adapter's turn or a slot.
+    case discovered
+    case connecting
+    /// Linked; waiting for BlueZ to resolve services.
+    case connected
+    /// Services resolved; subscriptions and reads on connect are being set up.
+    case resolving
+    case ready
+    case backoff(until: Duration)
+    /// Disconnected to free a slot; not reconnected before `until`.
+    case evicted(until: Duration)
+    case disconnecting
+    /// The adapter is off: paused, no attempt burnt.
+    case waitingForAdapter
+    /// Not wanted any more (operator Disconnect) — kept for its history.
+    case idle
+    case failed(reason: String)
+
+    public var description: String {
+        switch self {
+        case .unknown: "unknown"
+        case .discovered: "discovered"
+        case .connecting: "connecting"
+        case .connected: "connected"
+        case .resolving: "resolving"
+        case .ready: "ready"
+        case .backoff: "backoff"
+        case .evicted: "evicted"
+        case .disconnecting: "disconnecting"
+        case .waitingForAdapter: "waiting-for-adapter"
+        case .idle: "idle"
+        case .failed: "failed"
+        }
+    }
+
+    /// Whether a link is up (or being set up) in this phase.
+    public var hasLink: Bool {
+        switch self {
+        case .connected, .resolving, .ready, .disconnecting: true
+        default: false
+        }
+    }
+}
+
+/// One Device1 object (an address under an adapter) that resolved to a fleet device.
+public struct Sighting: Sendable, Hashable {
+    public var path: DevicePath
+    public var address: String
+    public var addressType: String
+    public var rssi: Int?
+    public var lastSeen: Duration
+    public var connected: Bool
+    public var servicesResolved: Bool
+
+    public var adapter: AdapterID { path.adapter }
+}
+
+/// The supervisor's view of one fleet device.
+public struct FleetDevice: Sendable {
+    public let id: DeviceID
+    public var wanted: WantedDevice
+    public var displayName: String?
+    public var isWanted: Bool
+    public var phase: DevicePhase = .unknown
+    /// Every live Device1 object of this identity, by path (rotating addresses and duplicates fold here).
+    public var sightings: [DevicePath: Sighting] = [:]
+    /// The Device1 path of the link (or connect attempt).
+    public var linkPath: DevicePath?
+    public var reconnect: ReconnectState
+    /// Connect attempts since the last stable link.
+    public var attempt: Int = 0
+    public var totalAttempts: Int = 0
+    public var nextRetry: Duration?
+    public var lastSeen: Duration?
+    public var lastReason: String?
+    /// The live timer, if any; a fire with any other id is stale.
+    public var timer: TimerID?
+    /// Token of the connect in flight; a result for another token is stale.
+    public var connectToken: UInt64?
+    public var linkUpAt: Duration?
+    /// Set while the first reconciliation adopts this device's existing link.
+    public var adopted = false
+    /// The reconnect state just before the last failure, and when it happened. BlueZ reports the links of an
+    /// adapter that powers off as dropped a moment before it reports the adapter off; those failures are
+    /// taken back so that an adapter outage never burns attempts.
+    public var beforeLastFailure: (state: ReconnectState, at: Duration)?
+    /// Stale-twin paths already asked to disconnect, so each is asked once.
+    public var twinDisconnects: Set<DevicePath> = []
+    /// While evicted and still linked: the device whose admission this eviction makes room for, which must
+    /// not evict a second victim on another adapter meanwhile.
+    public var evictedFor: DeviceID?
+
+    init(wanted: WantedDevice, isWanted: Bool, configuration: PolicyConfiguration) {
+        id = wanted.id
+        self.wanted = wanted
+        displayName = wanted.name
+        self.isWanted = isWanted
+        reconnect = ReconnectState(policyClass: wanted.policyClass, configuration: configuration)
+    }
+
+    public var policyClass: PolicyClass { wanted.policyClass }
+    /// The adapter holding the link (or attempt).
+    public var adapter: AdapterID? { linkPath?.adapter }
+    public var address: String? { (linkPath.flatMap { sightings[$0] } ?? bestSighting)?.address }
+    public var rssi: Int? { (linkPath.flatMap { sightings[$0] } ?? bestSighting)?.rssi }
+
+    /// The most recently seen sighting.
+    public var bestSighting: Sighting? {
+        sightings.values.max { ($0.connected ? 1 : 0, $0.lastSeen) < ($1.connected ? 1 : 0, $1.lastSeen) }
+    }
+}

@@ -1,0 +1,226 @@
+import Policy
+
+/// Connect attempts, links coming up and going down, and the set-up that makes a linked device ready.
+extension FleetStateMachine {
+    /// The driver's report on a `.connect` action.
+    public mutating func connectFinished(device id: DeviceID, token: UInt64, error: BlueZError?, now: Duration) -> [FleetAction] {
+        guard var device = devices[id], device.connectToken == token, let path = device.linkPath else { return [] }
+        let adapter = path.adapter
+        device.connectToken = nil
+        adapters[adapter]?.slots.connectFinished(device: id.rawValue)
+        var actions: [FleetAction] = []
+        if let error {
+            let failure = error.connectFailure
+            let classification = BlueZErrorClassifier.classify(failure)
+            if (classification.signalsCapacityLimit || learnsFullPool(adapter, error, device: id)), var slots = adapters[adapter]?.slots,
+               let change = slots.reportLimitReached(now: now) {
+                adapters[adapter]?.slots = slots
+                actions.append(.log(LifecycleEvent(.capacityLowered, change.message, adapter: adapter, reason: "capacity-limit", warning: true)))
+            }
+            if error.timedOut {
+                // BlueZ keeps trying after our deadline; cancel its attempt so the slot really is free.
+                actions.append(.disconnect(device: id, path: path))
+            }
+            if classification.decision == .alreadyDone {
+                actions += linkEstablished(&device, path: path, now: now, adopted: false)
+                devices[id] = device
+                return actions + pump(now: now)
+            }
+            device.lastReason = "\(error.name)\(error.message.isEmpty ? "" : ": \(error.message)")"
+            device.linkPath = nil
+            device.beforeLastFailure = (device.reconnect, now)
+            let step = device.reconnect.connectFailed(failure, now: now, using: &rng)
+            apply(step, to: &device, now: now, into: &actions)
+        } else {
+            adapters[adapter]?.abortStreak = nil
+            actions += linkEstablished(&device, path: path, now: now, adopted: false)
+            if device.sightings[path]?.servicesResolved == true { actions += beginSetUp(&device, now: now) }
+        }
+        devices[id] = device
+        return actions + pump(now: now)
+    }
+
+    /// The driver's report on a `.setUp` action: subscriptions armed and reads done, or what failed.
+    public mutating func setUpFinished(device id: DeviceID, token: UInt64, error: BlueZError?, now: Duration) -> [FleetAction] {
+        guard var device = devices[id], device.connectToken == token, device.phase == .resolving, let path = device.linkPath else { return [] }
+        device.connectToken = nil
+        var actions: [FleetAction] = []
+        clearTimer(&device, into: &actions)
+        if let error {
+            device.lastReason = error.description
+            actions.append(.log(LifecycleEvent(.setUpFailed, "set-up of \(id) failed: \(error)", device: id, address: device.address,
+                                               adapter: device.adapter, reason: error.name, warning: true)))
+            abandonLink(&device, path: path, into: &actions)
+        } else {
+            device.phase = .ready
+            device.adopted = false
+            device.attempt = 0
+            actions.append(.log(LifecycleEvent(.ready, "\(id) is ready: \(device.wanted.subscribe.count) subscription(s) armed",
+                                               device: id, address: device.address, adapter: device.adapter)))
+            actions.append(.persist)
+        }
+        devices[id] = device
+        // The adapter's connect is over (ready or failed): the next device may start.
+        return actions + pump(now: now)
+    }
+
+    mutating func linkEstablished(_ device: inout FleetDevice, path: DevicePath, now: Duration, adopted: Bool) -> [FleetAction] {
+        var actions: [FleetAction] = []
+        guard device.sightings[path] != nil else { return [] }
+        device.linkPath = path
+        device.phase = .connected
+        device.linkUpAt = now
+        device.nextRetry = nil
+        device.adopted = adopted
+        clearTimer(&device, into: &actions)
+        device.reconnect.connected(now: now)
+        if device.isWanted {
+            // Counts from link-up: a link whose services never resolve must not hold its slot forever.
+            setTimer(&device, .setUpDeadline, after: settings.setUpTimeout, into: &actions)
+        }
+        adapters[path.adapter]?.slots.linkUp(device: device.id.rawValue, policyClass: device.policyClass, rssi: device.sightings[path]?.rssi, now: now)
+        guard device.isWanted else {
+            // A link to a device the operator released: leave it to whoever made it.
+            return actions
+        }
+        actions.append(.log(LifecycleEvent(.connected, adopted ? "adopted the existing link to \(device.id)" : "connected \(device.id)",
+                                           device: device.id, address: device.sightings[path]?.address, adapter: path.adapter,
+                                           reason: adopted ? "adopted" : "connect", attempt: device.attempt)))
+        if device.sightings[path]?.servicesResolved == true { actions += beginSetUp(&device, now: now) }
+        return actions
+    }
+
+    mutating func beginSetUp(_ device: inout FleetDevice, now: Duration) -> [FleetAction] {
+        guard device.phase == .connected, let path = device.linkPath, device.isWanted else { return [] }
+        var actions: [FleetAction] = []
+        device.phase = .resolving
+        let token = newToken()
+        device.connectToken = token
+        if device.timer?.purpose != .setUpDeadline {
+            setTimer(&device, .setUpDeadline, after: settings.setUpTimeout, into: &actions)
+        }
+        actions.append(.setUp(device: device.id, path: path, subscribe: device.wanted.subscribe, read: device.wanted.readOnConnect, token: token))
+        return actions
+    }
+
+    /// The link of a device dropped (Connected went false, or its Device1 object vanished).
+    mutating func linkLost(_ device: inout FleetDevice, now: Duration, failure: ConnectFailure?) -> [FleetAction] {
+        var actions: [FleetAction] = []
+        let path = device.linkPath
+        let adapter = path?.adapter
+        if let adapter {
+            _ = adapters[adapter]?.slots.linkDown(device: device.id.rawValue)
+            // The link may come and go before the Connect reply; that attempt is over too.
+            if device.connectToken != nil { adapters[adapter]?.slots.connectFinished(device: device.id.rawValue) }
+        }
+        let wasPhase = device.phase
+        device.linkPath = nil
+        device.linkUpAt = nil
+        device.connectToken = nil
+        // An evicted device keeps its hold-off timer; any other timer belonged to the link.
+        if case .evicted = wasPhase {} else { clearTimer(&device, into: &actions) }
+        actions.append(.log(LifecycleEvent(.disconnected, "\(device.id) disconnected (was \(wasPhase))", device: device.id,
+                                           address: path.flatMap { device.sightings[$0]?.address }, adapter: adapter,
+                                           reason: "link-lost", warning: device.isWanted)))
+        switch wasPhase {
+        case .evicted, .idle, .failed:
+            return actions
+        default:
+            break
+        }
+        guard device.isWanted else {
+            device.phase = .idle
+            return actions
+        }
+        if let adapter, adapters[adapter]?.powered == false {
+            let step = device.reconnect.connectFailed(.local(.adapterPoweredOff), now: now, using: &rng)
+            apply(step, to: &device, now: now, into: &actions)
+            return actions
+        }
+        device.beforeLastFailure = (device.reconnect, now)
+        let step = device.reconnect.linkLost(failure, now: now, using: &rng)
+        apply(step, to: &device, now: now, into: &actions)
+        return actions
+    }
+
+    /// Carries out Policy's reconnect step for a device without a link.
+    mutating func apply(_ step: ReconnectStep, to device: inout FleetDevice, now: Duration, into actions: inout [FleetAction]) {
+        device.lastReason = step.reason
+        func scheduleRetry(_ delay: Duration) {
+            device.phase = .backoff(until: now + delay)
+            device.nextRetry = now + delay
+            setTimer(&device, .retry, after: delay, into: &actions)
+            actions.append(.log(LifecycleEvent(.backoffScheduled, "\(device.id): \(step.reason)", device: device.id,
+                                               address: device.address, adapter: device.adapter,
+                                               reason: step.classification?.code ?? "reconnect", attempt: step.failures, delay: delay)))
+        }
+        switch step.action {
+        case .connect(let delay):
+            scheduleRetry(delay)
+        case .disconnectThenConnect(let delay):
+            if let path = device.bestSighting?.path {
+                actions.append(.disconnect(device: device.id, path: path))
+                actions.append(.log(LifecycleEvent(.staleStateCleared, "\(device.id): clearing a stuck BlueZ state with Disconnect",
+                                                   device: device.id, reason: "disconnect")))
+            }
+            scheduleRetry(delay)
+        case .removeDeviceThenConnect(let delay):
+            if let sighting = device.bestSighting {
+                actions.append(.removeDevice(device: device.id, adapter: sighting.adapter, path: sighting.path))
+                actions.append(.log(LifecycleEvent(.staleStateCleared, "\(device.id): clearing a stuck BlueZ state with RemoveDevice",
+                                                   device: device.id, adapter: sighting.adapter, reason: "remove-device")))
+            }
+            scheduleRetry(delay)
+        case .waitForAdapter:
+            if let adapter = device.bestSighting?.adapter, adapters[adapter]?.powered == true,
+               let retry = device.reconnect.adapterReturned(now: now, using: &rng),
+               case .connect(let delay) = retry.action {
+                // BlueZ said the adapter is not ready, yet it reports itself powered: no second Powered=true
+                // will come, so this is retried like a transient failure.
+                scheduleRetry(delay)
+            } else {
+                device.phase = .waitingForAdapter
+                device.nextRetry = nil
+            }
+        case .giveUp:
+            device.phase = .failed(reason: step.reason)
+            device.nextRetry = nil
+            actions.append(.log(LifecycleEvent(.gaveUp, "gave up on \(device.id): \(step.reason)", device: device.id,
+                                               reason: step.classification?.code ?? "budget", attempt: step.failures, warning: true)))
+            actions.append(.persist)
+        case .connected:
+            break
+        }
+    }
+
+    /// BlueZ 5.66 reports a controller with no free connection as a plain `le-connection-abort-by-local`
+    /// (every LE connect-socket error becomes ECONNABORTED). When two different devices abort in a row at
+    /// the same link count, with links held, the pool is taken to be full at that count; one flaky device
+    /// alone never lowers it.
+    mutating func learnsFullPool(_ adapter: AdapterID, _ error: BlueZError, device: DeviceID) -> Bool {
+        guard error.name == "org.bluez.Error.Failed", error.message == "le-connection-abort-by-local",
+              let links = adapters[adapter]?.slots.links.count, links > 0 else {
+            adapters[adapter]?.abortStreak = nil
+            return false
+        }
+        var streak = adapters[adapter]?.abortStreak
+        if streak?.links != links { streak = (links, []) }
+        streak?.devices.insert(device)
+        adapters[adapter]?.abortStreak = streak
+        if (streak?.devices.count ?? 0) >= 2 {
+            adapters[adapter]?.abortStreak = nil
+            return true
+        }
+        return false
+    }
+
+    /// How long a requested Disconnect may take to show as Connected=false.
+    static let disconnectDeadline: Duration = .seconds(10)
+
+    /// Disconnects a link that failed set-up, and writes it off if BlueZ never confirms (`disconnectDeadline`).
+    mutating func abandonLink(_ device: inout FleetDevice, path: DevicePath, into actions: inout [FleetAction]) {
+        actions.append(.disconnect(device: device.id, path: path))
+        device.phase = .disconnecting
+        setTimer(&device, .disconnectDeadline, after: Self.disconnectDeadline, into: &actions)
+    }
+}

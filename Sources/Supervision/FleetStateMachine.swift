@@ -1,0 +1,128 @@
+import Identity
+import Policy
+
+/// The supervisor's one state machine: a value type whose methods take an event (with `now`) and return
+/// the actions the driver must perform. It does no I/O and reads no clock; randomness comes from its own
+/// seeded generator, so a test replays any scenario exactly on a manual clock.
+///
+/// It owns identity folding (through `IdentityResolver`), every Policy decision (admission, eviction,
+/// backoff, error classes), the per-adapter `SlotTable`s and the timers' ids. Modelled on
+/// async-http-client's connection-pool state machine.
+public struct FleetStateMachine: Sendable {
+    public struct Settings: Sendable {
+        public var policy: PolicyConfiguration
+        /// Connection pool per adapter name (`hci0`); others get `defaultCapacity`.
+        public var capacity: [String: Int]
+        public var defaultCapacity: Int
+        /// Adapter names to use; empty means all.
+        public var adapters: [String]
+        /// How long an evicted device is left alone before it may compete for a slot again.
+        public var evictionHoldOff: Duration
+        /// Time allowed from link-up to a ready device (services resolved, subscriptions armed).
+        public var setUpTimeout: Duration
+
+        public init(policy: PolicyConfiguration = PolicyConfiguration(), capacity: [String: Int] = [:], defaultCapacity: Int = 5,
+                    adapters: [String] = [], evictionHoldOff: Duration = .seconds(60), setUpTimeout: Duration = .seconds(30)) {
+            self.policy = policy
+            self.capacity = capacity
+            self.defaultCapacity = defaultCapacity
+            self.adapters = adapters
+            self.evictionHoldOff = evictionHoldOff
+            self.setUpTimeout = setUpTimeout
+        }
+    }
+
+    public internal(set) var settings: Settings
+    public internal(set) var devices: [DeviceID: FleetDevice] = [:]
+    public internal(set) var adapters: [AdapterID: AdapterSlots] = [:]
+    public internal(set) var registry: IdentityRegistry
+    public internal(set) var evictions: [EvictionRecord] = []
+    var resolver: IdentityResolver
+    /// Device1 path → fleet identity id, for every path that resolved to a wanted device.
+    public internal(set) var owners: [DevicePath: DeviceID] = [:]
+    var rng: SplitMix64
+    var nextGeneration: UInt64 = 0
+    /// While BlueZ's whole tree is being read, no connect starts: every existing link must be adopted first,
+    /// or a device with several addresses could be connected anew beside the link it already has.
+    var reconciling = false
+
+    public init(settings: Settings, rules: [IdentityRule], wanted: [WantedDevice], registry: IdentityRegistry = IdentityRegistry(),
+                seed: UInt64) throws(IdentityError) {
+        self.settings = settings
+        self.registry = registry
+        resolver = try IdentityResolver(rules: rules)
+        rng = SplitMix64(seed: seed)
+        for device in wanted {
+            devices[device.id] = FleetDevice(wanted: device, isWanted: true, configuration: settings.policy)
+        }
+    }
+
+    /// Per-adapter state: power, the slot table and what fleetd knows of the adapter.
+    public struct AdapterSlots: Sendable {
+        public var id: AdapterID
+        public var powered: Bool
+        public var slots: SlotTable
+        /// Consecutive aborted connects at one link count (see `learnsFullPool`).
+        var abortStreak: (links: Int, devices: Set<DeviceID>)?
+        public var name: String { id.name }
+    }
+
+    /// One eviction, kept (bounded) for the snapshot and `fleetctl`.
+    public struct EvictionRecord: Sendable, Hashable, Codable {
+        public var victim: DeviceID
+        /// The device admitted in its place, or `operator`.
+        public var admitted: String
+        public var reason: String
+        public var at: Duration
+    }
+
+    mutating func newTimer(_ device: DeviceID, _ purpose: TimerID.Purpose) -> TimerID {
+        nextGeneration += 1
+        return TimerID(device: device, purpose: purpose, generation: nextGeneration)
+    }
+
+    mutating func newToken() -> UInt64 {
+        nextGeneration += 1
+        return nextGeneration
+    }
+
+    /// Replaces a device's timer: the old one (if any) is cancelled, so its fire is stale.
+    mutating func setTimer(_ device: inout FleetDevice, _ purpose: TimerID.Purpose, after delay: Duration, into actions: inout [FleetAction]) {
+        if let old = device.timer { actions.append(.cancel(old)) }
+        let timer = newTimer(device.id, purpose)
+        device.timer = timer
+        actions.append(.schedule(timer, after: delay))
+    }
+
+    mutating func clearTimer(_ device: inout FleetDevice, into actions: inout [FleetAction]) {
+        if let old = device.timer { actions.append(.cancel(old)) }
+        device.timer = nil
+    }
+
+    /// Whether the adapter is one fleetd is configured to use.
+    func uses(_ adapter: AdapterID) -> Bool {
+        settings.adapters.isEmpty || settings.adapters.contains(adapter.name)
+    }
+
+    // MARK: Counts
+
+    public struct Counts: Sendable, Hashable {
+        public var wanted = 0, ready = 0, backingOff = 0, failed = 0, connecting = 0, waiting = 0
+    }
+
+    public var counts: Counts {
+        var c = Counts()
+        for device in devices.values where device.isWanted {
+            c.wanted += 1
+            switch device.phase {
+            case .ready: c.ready += 1
+            case .backoff: c.backingOff += 1
+            case .failed: c.failed += 1
+            case .connecting, .connected, .resolving: c.connecting += 1
+            case .waitingForAdapter: c.waiting += 1
+            default: break
+            }
+        }
+        return c
+    }
+}

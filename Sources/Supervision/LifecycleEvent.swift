@@ -1,0 +1,70 @@
+/// Every MESSAGE_ID fleetd emits, in one place. Each has an entry in deploy/fleetd.catalog (a unit test
+/// checks both directions).
+public enum FleetMessageID: String, Sendable, CaseIterable {
+    case discovered = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60701"
+    case identityMerged = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60702"
+    case connectAttempt = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60703"
+    case connected = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60704"
+    case ready = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60705"
+    case disconnected = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60706"
+    case backoffScheduled = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60707"
+    case evicted = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60708"
+    case gaveUp = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60709"
+    case adapterOff = "3b5a1f0e7c2d4e8fa1b2c3d4e5f6070a"
+    case adapterOn = "3b5a1f0e7c2d4e8fa1b2c3d4e5f6070b"
+    case snapshotWritten = "3b5a1f0e7c2d4e8fa1b2c3d4e5f6070c"
+    case snapshotRestored = "3b5a1f0e7c2d4e8fa1b2c3d4e5f6070d"
+    case snapshotRejected = "3b5a1f0e7c2d4e8fa1b2c3d4e5f6070e"
+    case twinDropped = "3b5a1f0e7c2d4e8fa1b2c3d4e5f6070f"
+    case setUpFailed = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60710"
+    case staleStateCleared = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60711"
+    case capacityLowered = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60712"
+    case started = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60713"
+    case stopping = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60714"
+    case configRejected = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60715"
+    case malformedReply = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60716"
+}
+
+/// One lifecycle event: what happened, to which device, and why — logged to journald with `FLEET_*`
+/// fields and streamed to `fleetctl watch`.
+public struct LifecycleEvent: Sendable, Hashable {
+    public var id: FleetMessageID
+    public var message: String
+    public var device: DeviceID?
+    public var address: String?
+    public var adapter: AdapterID?
+    public var reason: String?
+    public var attempt: Int?
+    public var delay: Duration?
+    public var warning: Bool
+
+    public init(_ id: FleetMessageID, _ message: String, device: DeviceID? = nil, address: String? = nil, adapter: AdapterID? = nil,
+                reason: String? = nil, attempt: Int? = nil, delay: Duration? = nil, warning: Bool = false) {
+        self.id = id
+        self.message = message
+        self.device = device
+        self.address = address
+        self.adapter = adapter
+        self.reason = reason
+        self.attempt = attempt
+        self.delay = delay
+        self.warning = warning
+    }
+
+    /// Journald metadata: FLEET_DEVICE, FLEET_ADDRESS, FLEET_ADAPTER, FLEET_REASON, FLEET_ATTEMPT, FLEET_DELAY_MS.
+    public var metadata: [String: String] {
+        var out: [String: String] = [:]
+        if let device { out["device"] = device.rawValue }
+        if let address { out["address"] = address }
+        if let adapter { out["adapter"] = adapter.name }
+        if let reason { out["reason"] = reason }
+        if let attempt { out["attempt"] = String(attempt) }
+        if let delay { out["delay_ms"] = String(delay.milliseconds) }
+        return out
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded down.
+    public var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+}

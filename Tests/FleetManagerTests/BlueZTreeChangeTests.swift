@@ -1,0 +1,104 @@
+@testable import FleetManager
+import FleetPlatform
+import Supervision
+import Testing
+
+/// The BlueZ room turns bluetoothd's signals into typed changes once: an advert is only an update, a link
+/// comes up exactly once whichever order bluetoothd reports it in (including 5.66's missing Connected=true),
+/// and every change is said once.
+@Suite struct BlueZTreeChangeTests {
+    let adapterPath = "/org/bluez/hci0"
+    let devicePath = "/org/bluez/hci0/dev_40_11_22_33_01_60"
+    var path: DevicePath { DevicePath(devicePath, adapter: AdapterID(name: "hci0")) }
+
+    /// A tree holding hci0 and one unlinked device, as GetManagedObjects would read it.
+    func tree(connected: Bool = false, servicesResolved: Bool = false) -> BlueZTree {
+        var tree = BlueZTree()
+        tree.apply(.interfacesAdded(path: adapterPath, interfaces: ["org.bluez.Adapter1": ["Address": .string("00:AA:01:00:00:01"),
+                                                                                              "Powered": .boolean(true)]]))
+        tree.apply(.interfacesAdded(path: devicePath, interfaces: ["org.bluez.Device1": [
+            "Address": .string("40:11:22:33:01:60"), "AddressType": .string("random"), "Adapter": .objectPath(adapterPath),
+            "RSSI": .int16(-60), "Connected": .boolean(connected), "ServicesResolved": .boolean(servicesResolved),
+        ]]))
+        return tree
+    }
+
+    func changed(_ tree: inout BlueZTree, _ properties: [String: DBusValue], invalidated: [String] = []) -> [TreeChange] {
+        tree.apply(.propertiesChanged(path: devicePath, interface: "org.bluez.Device1", changed: properties, invalidated: invalidated))
+            .compactMap { if case .tree(let change) = $0 { change } else { nil } }
+    }
+
+    var linkUp: TreeChange { .link(path, up: true) }
+    var resolved: TreeChange { .servicesResolved(path, true) }
+
+    @Test func objectsComeOutAsAppearancesWithTheirLinkState() {
+        let tree = tree(connected: true, servicesResolved: true)
+        let changes = tree.reconciliation
+        #expect(changes.first == .adapterAppeared(AdapterID(name: "hci0"), powered: true))
+        guard case .deviceAppeared(let report, let link) = changes.last else {
+            Issue.record("expected the device to appear: \(changes)")
+            return
+        }
+        #expect(report.path == path && report.path.adapter.name == "hci0" && report.rssi == -60)
+        #expect(link == .resolved)
+    }
+
+    @Test func anAdvertIsAnUpdateAndNothingElse() {
+        var tree = tree()
+        let changes = changed(&tree, ["RSSI": .int16(-48)])
+        #expect(changes.count == 1)
+        guard case .deviceUpdated(let report) = changes.first else {
+            Issue.record("expected an update: \(changes)")
+            return
+        }
+        #expect(report.rssi == -48)
+        #expect(changed(&tree, ["RSSI": .int16(-47)]).allSatisfy { if case .deviceUpdated = $0 { true } else { false } })
+    }
+
+    @Test func realControllersOrderConnectedThenReplyThenResolved() {
+        var tree = tree()
+        #expect(changed(&tree, ["Connected": .boolean(true)]) == [linkUp])
+        #expect(tree.connectSucceeded(path).isEmpty, "the reply confirms a link already reported")
+        #expect(changed(&tree, ["ServicesResolved": .boolean(true)]) == [resolved])
+    }
+
+    @Test func bluez566WithoutConnectedTheReplyBringsTheLinkUpOnce() {
+        var tree = tree()
+        #expect(tree.connectSucceeded(path) == [linkUp], "the successful reply is the first word of the link")
+        #expect(changed(&tree, ["ServicesResolved": .boolean(true)]) == [resolved])
+        #expect(changed(&tree, ["Connected": .boolean(true)]).isEmpty, "a late Connected=true is no change")
+        #expect(tree.connectSucceeded(path).isEmpty)
+    }
+
+    @Test func bluez566ResolvedServicesBeforeTheReplyBringTheLinkUp() {
+        var tree = tree()
+        #expect(changed(&tree, ["ServicesResolved": .boolean(true)]) == [linkUp, resolved])
+        #expect(tree.connectSucceeded(path).isEmpty)
+        #expect(changed(&tree, ["Connected": .boolean(true)]).isEmpty)
+    }
+
+    @Test func linkLossIsReportedOnce() {
+        var tree = tree(connected: true, servicesResolved: true)
+        #expect(changed(&tree, ["ServicesResolved": .boolean(false), "Connected": .boolean(false)])
+                == [.link(path, up: false), .servicesResolved(path, false)])
+        #expect(changed(&tree, ["Connected": .boolean(false)]).isEmpty)
+    }
+
+    @Test func adapterPowerIsReportedOnlyWhenItChanges() {
+        var tree = tree()
+        let hci0 = AdapterID(name: "hci0")
+        func adapter(_ properties: [String: DBusValue]) -> [BlueZTree.Change] {
+            tree.apply(.propertiesChanged(path: adapterPath, interface: "org.bluez.Adapter1", changed: properties, invalidated: []))
+        }
+        #expect(adapter(["Discovering": .boolean(true)]).isEmpty)
+        #expect(adapter(["Powered": .boolean(false)]) == [.tree(.adapterPowered(hci0, false))])
+        #expect(adapter(["Powered": .boolean(false)]).isEmpty)
+    }
+
+    @Test func bluetoothdLeavingRemovesEverything() {
+        var tree = tree()
+        let changes = tree.apply(.serviceLost)
+        #expect(changes == [.tree(.deviceRemoved(path)), .tree(.adapterRemoved(AdapterID(name: "hci0")))])
+        #expect(tree.devices.isEmpty && tree.adapters.isEmpty)
+    }
+}

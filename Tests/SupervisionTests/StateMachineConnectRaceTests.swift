@@ -1,0 +1,79 @@
+@testable import Supervision
+import Policy
+import Testing
+
+/// Signals that race a Connect in flight. Whatever the order, the adapter's one connect slot must be freed,
+/// or every other device on that adapter waits forever.
+@Suite struct StateMachineConnectRaceTests {
+    let strap = Peripheral(1), other = Peripheral(2)
+
+    func connecting() throws -> (ManualDriver, ConnectRequest) {
+        var driver = ManualDriver(try FleetFixture.machine([strap.wanted(), other.wanted()]))
+        driver.adapter()
+        let connect = try #require(driver.see(strap.object()).connects.first)
+        return (driver, connect)
+    }
+
+    /// Whether `other`, advertising now, gets a connect (the adapter is not blocked); its connect is
+    /// answered at once so the adapter is free again afterwards.
+    func adapterIsFree(_ driver: inout ManualDriver) -> Bool {
+        driver.see(other.object())
+        guard let request = driver.history.connects.first(where: { $0.device == other.id }) else { return false }
+        // The other device is brought all the way to ready, so it holds no timer that could busy the adapter later.
+        if driver.phase(other) == .connecting { _ = try? driver.completeLink(other, request) }
+        return true
+    }
+
+    @Test func linkUpAndDownBeforeTheConnectReply() throws {
+        var (driver, connect) = try connecting()
+        driver.linkUp(strap.object())
+        // The link drops before Connect returns; BlueZ then fails the call.
+        driver.linkDown(strap.object())
+        driver.connectFinished(connect, error: FleetFixture.connectError(connect.path, "org.bluez.Error.Failed", "le-connection-abort-by-remote"))
+        #expect(driver.machine.adapters[FleetFixture.hci0]?.slots.connectInFlight == nil, "the in-flight marker is cleared")
+        let free = adapterIsFree(&driver)
+        #expect(free, "another device can connect through the adapter")
+        driver.advance(by: .seconds(60))
+        #expect(driver.history.connects.filter { $0.device == strap.id }.count >= 2, "the strap itself is retried")
+    }
+
+    @Test func deviceObjectRemovedWhileConnecting() throws {
+        var (driver, connect) = try connecting()
+        // BlueZ expires the temporary device object; its pending Connect then fails.
+        driver.remove(connect.path)
+        let failed = driver.connectFinished(connect, error: FleetFixture.connectError(connect.path, "org.freedesktop.DBus.Error.UnknownObject",
+                                                                                      "Method \"Connect\" with signature \"\" on interface \"org.bluez.Device1\" doesn't exist"))
+        #expect(failed.connects.allSatisfy { $0.device != strap.id }, "no connect to a path that is gone")
+        #expect(driver.phase(strap) != .connecting, "the attempt is over")
+        #expect(driver.machine.devices[strap.id]?.connectToken == nil)
+        #expect(driver.machine.adapters[FleetFixture.hci0]?.slots.connectInFlight == nil)
+        let free = adapterIsFree(&driver)
+        #expect(free, "another device can connect through the adapter")
+        // BlueZ sees the strap again: it is connected again (after its backoff).
+        driver.advance(by: .seconds(60))
+        driver.see(strap.object())
+        #expect(driver.history.connects.filter { $0.device == strap.id }.count == 2)
+    }
+
+    @Test func operatorEvictWhileConnecting() throws {
+        var (driver, connect) = try connecting()
+        _ = try driver.command { try $0.operatorEvict(strap.id, now: $1) }.actions
+        // The cancelled Connect's answer comes back with the old token and is (rightly) ignored …
+        driver.connectFinished(connect, error: FleetFixture.connectError(connect.path, "org.bluez.Error.Failed", "le-connection-abort-by-local"))
+        // … but the adapter must not keep waiting for it.
+        #expect(driver.machine.adapters[FleetFixture.hci0]?.slots.connectInFlight == nil)
+        let free = adapterIsFree(&driver)
+        #expect(free, "another device can connect through the adapter")
+        driver.advance(by: .seconds(60))
+        #expect(driver.history.connects.filter { $0.device == strap.id }.count == 2, "the evicted device returns after its hold-off")
+    }
+
+    @Test func operatorDisconnectWhileConnectingFreesTheAdapter() throws {
+        var (driver, connect) = try connecting()
+        let outcome = try driver.command { try $0.operatorDisconnect(strap.id, now: $1) }.actions
+        #expect(outcome.disconnects.map(\.path) == [connect.path], "Disconnect cancels BlueZ's pending connect")
+        #expect(driver.connectFinished(connect).isEmpty, "the late reply is stale")
+        let free = adapterIsFree(&driver)
+        #expect(free, "another device can connect through the adapter")
+    }
+}

@@ -1,0 +1,120 @@
+@testable import Supervision
+import Policy
+import Testing
+
+/// Identity folding: a device that rotates its address stays one fleet device with at most one link, and a
+/// second live link to the same identity (a stale twin) is disconnected.
+@Suite struct StateMachineIdentityTests {
+    let strap = Peripheral(7, name: "Rotator")
+
+    @Test func rotatingAddressesFoldIntoOneDeviceWithOneConnect() throws {
+        var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
+        driver.adapter()
+        var merged: [LifecycleEvent] = []
+        for rotation in UInt8(0)..<3 {
+            let actions = driver.see(strap.object(rotation))
+            merged += actions.events(.identityMerged)
+            driver.clock.advance(by: .seconds(20))
+        }
+        #expect(driver.machine.devices.count == 1)
+        #expect(driver.machine.devices[strap.id]?.sightings.count == 3)
+        #expect(driver.history.connects.count == 1, "one connect at most, whatever the number of addresses")
+        #expect(merged.map(\.address) == [strap.address(1), strap.address(2)])
+        #expect(merged.allSatisfy { $0.device == strap.id })
+        #expect(driver.history.events(.discovered).count == 1)
+        #expect(driver.machine.registry[strap.id.rawValue]?.lastAddresses.count == 3)
+    }
+
+    @Test func rotationWhileReadyDoesNotStartASecondLink() throws {
+        var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
+        driver.adapter()
+        try driver.bringUp(strap, rotation: 0)
+        for rotation in UInt8(1)..<4 {
+            driver.clock.advance(by: .seconds(20))
+            let actions = driver.see(strap.object(rotation))
+            #expect(actions.connects.isEmpty)
+            #expect(actions.disconnects.isEmpty, "an unconnected new address is no reason to drop the working link")
+        }
+        #expect(driver.phase(strap) == .ready)
+        #expect(driver.machine.devices[strap.id]?.linkPath == strap.path(0))
+    }
+
+    @Test func reconnectAfterRotationUsesTheFreshestAddress() throws {
+        var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
+        driver.adapter()
+        try driver.bringUp(strap, rotation: 0)
+        driver.clock.advance(by: .seconds(20))
+        driver.see(strap.object(1))
+        let dropped = driver.linkDown(strap.object(0))
+        let delay = try #require(dropped.scheduled.first?.after)
+        // The old address has expired in BlueZ by the time the retry fires.
+        driver.remove(strap.path(0))
+        let retry = driver.advance(by: delay)
+        #expect(retry.connects.map(\.path) == [strap.path(1)])
+    }
+
+    @Test func connectedStaleTwinIsDisconnected() throws {
+        var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
+        driver.adapter()
+        let kept = try driver.bringUp(strap, rotation: 0)
+        driver.clock.advance(by: .seconds(5))
+        // Another address of the same identity shows up connected (BlueZ or another client linked it).
+        let twin = driver.appear(strap.object(1), .resolved)
+        #expect(twin.disconnects.map(\.path) == [strap.path(1)], "the twin goes, the working link stays")
+        #expect(twin.events(.twinDropped).map(\.address) == [strap.address(1)])
+        #expect(twin.connects.isEmpty)
+        #expect(twin.setUps.isEmpty)
+        #expect(driver.machine.devices[strap.id]?.linkPath == kept)
+        #expect(driver.phase(strap) == .ready)
+    }
+
+    @Test func twinDisconnectDoesNotLookLikeALinkLoss() throws {
+        var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
+        driver.adapter()
+        try driver.bringUp(strap, rotation: 0)
+        driver.appear(strap.object(1), .up)
+        let gone = driver.linkDown(strap.object(1))
+        #expect(gone.events(.disconnected).isEmpty)
+        #expect(gone.scheduled.isEmpty)
+        #expect(driver.phase(strap) == .ready)
+    }
+
+    @Test func reconciliationWithTwoConnectedAddressesKeepsOne() throws {
+        var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
+        driver.machine.beginReconciliation()
+        driver.adapter()
+        driver.appear(strap.object(0), .resolved)
+        driver.clock.advance(by: .seconds(1))
+        driver.appear(strap.object(1), .resolved)
+        let reconciled = driver.send { $0.endReconciliation(now: $1) }
+        #expect(driver.history.connects.isEmpty)
+        #expect(driver.history.setUps.count == 1)
+        let link = driver.machine.devices[strap.id]?.linkPath
+        #expect(link == strap.path(0), "the first link seen is adopted")
+        #expect(Set(driver.history.disconnects.map(\.path)) == [strap.path(1)], "one link per identity; the adopted one is kept")
+        #expect(reconciled.connects.isEmpty)
+    }
+
+    @Test func reconciliationHoldsConnectsUntilTheTreeIsRead() throws {
+        let other = Peripheral(8)
+        var driver = ManualDriver(try FleetFixture.machine([strap.wanted(), other.wanted()]))
+        driver.machine.beginReconciliation()
+        driver.adapter()
+        #expect(driver.see(strap.object()).connects.isEmpty)
+        #expect(driver.appear(other.object(), .resolved).setUps.count == 1, "adoption does not wait")
+        let reconciled = driver.send { $0.endReconciliation(now: $1) }
+        #expect(reconciled.connects.map(\.device) == [strap.id])
+    }
+
+    @Test func adoptionWithTwoConnectedAddressesKeepsOne() throws {
+        var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
+        driver.adapter()
+        let first = driver.appear(strap.object(0), .resolved)
+        #expect(first.setUps.count == 1)
+        driver.clock.advance(by: .seconds(1))
+        let second = driver.appear(strap.object(1), .resolved)
+        #expect(second.setUps.isEmpty)
+        #expect(second.disconnects.count == 1, "exactly one of the two links is dropped")
+        #expect(second.disconnects.first?.path != driver.machine.devices[strap.id]?.linkPath)
+    }
+}
