@@ -32,6 +32,7 @@ let package = Package(
         .executableTarget(name: "fleetctl", dependencies: ["FleetControl"]),
         .executableTarget(name: "bluez-sim", dependencies: ["BlueZSimulator", "FleetPlatform"]),
         .executableTarget(name: "fleet-fidelity", dependencies: ["FleetTestKit"]),
+        .executableTarget(name: "fleet-soak", dependencies: ["FleetTestKit", "FleetManager"]),
 
         .executableTarget(name: "DBusBench", dependencies: ["FleetPlatform", "FleetTestKit", "CDBus"], path: "Benchmarks/DBusBench"),
         .executableTarget(name: "IdentityBench", dependencies: ["Identity", "COpenSSL", "FleetPlatform"], path: "Benchmarks/IdentityBench"),
@@ -47,6 +48,7 @@ let package = Package(
         .testTarget(name: "FleetControlTests", dependencies: ["FleetControl", "FleetPlatform"]),
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"]),
         .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetControl", "FleetPlatform"]),
+        .testTarget(name: "SoakTests", dependencies: ["FleetTestKit", "FleetManager", "BlueZSimulator", "Policy"]),
     ],
     swiftLanguageModes: [.v6]
 )

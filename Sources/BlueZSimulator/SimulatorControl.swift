@@ -138,6 +138,6 @@ public final class SimulatorControl: Sendable {
                 sim.stopFlood()
                 return []
             }),
-        ])
+        ].merging(Self.observationMethods(sim)) { listed, _ in listed })
     }
 }
