@@ -4,7 +4,8 @@ import Foundation
 /// derived from the policy fleetd was given, in simulated seconds (see `SoakPolicy` for the time base).
 ///
 /// The longest path back to ready once faults stop: the device is in backoff (or waiting for an adapter's or
-/// bluetoothd's recovery window, which Policy keeps within the cap); its retry may go to an address it no
+/// bluetoothd's recovery window, which Policy keeps within the cap, or evicted while an adapter was off and
+/// waiting its hold-off); its retry may go to an address it no
 /// longer answers at (a rotation, a pause) and fail after the connect timeout or BlueZ's LE connection
 /// timeout, whichever is longer; it backs off once more; it waits its turn on its adapter, where connects are
 /// serial (one connect and set-up at a time); and it must be heard once (an advertising interval). Control
@@ -29,7 +30,8 @@ public struct SoakBound: Sendable {
         let timeout = max(policy.maximum(\.connectTimeout), Self.leConnectionTimeout)
         let perAdapter = (fleet.devices.count + fleet.adapters - 1) / fleet.adapters
         terms = [
-            Term(seconds: max(cap, recovery), why: "a retry scheduled just before the last fault (backoff cap \(Self.s(cap)); recovery window \(Self.s(recovery)) is within it)"),
+            Term(seconds: max(cap, recovery, policy.evictionHoldOff),
+                 why: "a retry scheduled just before the last fault: backoff cap \(Self.s(cap)) (an adapter's return spreads reconnects over the recovery window, \(Self.s(recovery)); a device evicted while an adapter was off waits the eviction hold-off, \(Self.s(policy.evictionHoldOff)))"),
             Term(seconds: timeout, why: "one attempt to an address the device no longer answers at fails (max of connect timeout \(Self.s(policy.maximum(\.connectTimeout))), LE connection timeout \(Self.s(Self.leConnectionTimeout)))"),
             Term(seconds: cap, why: "its retry after that failure (backoff cap)"),
             Term(seconds: Double(perAdapter) * connectCycle,

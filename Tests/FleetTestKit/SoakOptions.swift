@@ -19,12 +19,14 @@ public struct SoakOptions: Sendable, Equatable {
     public var logs: String?
     /// Print each fault as it is injected.
     public var verbose = false
+    /// Fault kinds left out of the run (drawn as usual, so the other faults keep their times).
+    public var skip: Set<SoakFaultKind> = []
 
     public init(seed: UInt64) { self.seed = seed }
 
     public static let usage = """
         usage: fleet-soak [--seed N] [--minutes M] [--short] [--devices N] [--adapters N] [--time-scale X]
-                          [--fault-gap S] [--real-time-policy] [--keep-going] [--logs DIR] [--verbose]
+                          [--fault-gap S] [--real-time-policy] [--skip KIND,…] [--keep-going] [--logs DIR] [--verbose]
 
         Runs fleetd on the BlueZ simulator under faults drawn from the seed, checking its invariants all along
         (docs/soak.md). Exit status: 0 no violation, 1 a violation (the seed replays it), 2 bad usage or setup.
@@ -38,6 +40,8 @@ public struct SoakOptions: Sendable, Equatable {
           --fault-gap S       mean simulated seconds between faults (default 2.5)
           --real-time-policy  keep fleetd's policy durations in real seconds instead of dividing them by the
                               time scale (its backoff then looks X times longer to the simulated world)
+          --skip KIND,…       leave these fault kinds out (the others keep their times), to tell bugs apart;
+                              kinds: \(SoakFaultKind.allCases.map(\.rawValue).joined(separator: ", "))
           --keep-going        report every violation and run to the end
           --logs DIR          where logs go when something fails (default /tmp/fleet-soak-SEED)
           --verbose           print every fault step as it is injected
@@ -92,6 +96,11 @@ public struct SoakOptions: Sendable, Equatable {
             case "--keep-going": options.keepGoing = true
             case "--logs": options.logs = try value(argument)
             case "--verbose": options.verbose = true
+            case "--skip":
+                for name in try value(argument).split(separator: ",") {
+                    guard let kind = SoakFaultKind(rawValue: String(name)) else { throw UsageError(message: "--skip: no fault kind '\(name)'") }
+                    options.skip.insert(kind)
+                }
             default: throw UsageError(message: "unknown argument '\(argument)'")
             }
             i += 1

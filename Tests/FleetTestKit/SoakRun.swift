@@ -21,6 +21,7 @@ public final class SoakRun: @unchecked Sendable {
     private var history: [String] = []
     private var deviceHistory: [String: [String]] = [:]
     private var stopped = false
+    private var finished = false
     private var fleetdDown = false
     private var simulatorDown = false
     private var phaseStart: Double?
@@ -44,7 +45,7 @@ public final class SoakRun: @unchecked Sendable {
         self.stateFileProblem = stateFileProblem
         fleet = SoakFleet(devices: options.devices, adapters: options.adapters)
         policy = options.policy
-        schedule = SoakSchedule(seed: options.seed, fleet: fleet, length: options.minutes * 60, meanGap: options.meanGap)
+        schedule = SoakSchedule(seed: options.seed, fleet: fleet, length: options.minutes * 60, meanGap: options.meanGap).skipping(options.skip)
         invariants = SoakInvariants(fleet: fleet, timeScale: options.timeScale)
     }
 
@@ -58,6 +59,15 @@ public final class SoakRun: @unchecked Sendable {
     /// Simulated seconds since the fault phase began (negative before it).
     func simulated(_ real: Double) -> Double { (real - locked { phaseStart ?? real }) * options.timeScale }
     func stamp(_ real: Double) -> String { String(format: "t=%7.1f s", simulated(real)) }
+    /// Wall-clock time of day (UTC, as fleetd's log prints it), to find the moment in fleetd.log.
+    static func clock() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var parts = tm()
+        var seconds = now.tv_sec
+        gmtime_r(&seconds, &parts)
+        return String(format: "%02d:%02d:%02d.%03d", parts.tm_hour, parts.tm_min, parts.tm_sec, now.tv_nsec / 1_000_000)
+    }
 
     private func locked<T>(_ body: () -> T) -> T {
         lock.lock()
@@ -71,7 +81,7 @@ public final class SoakRun: @unchecked Sendable {
     }
 
     func record(_ line: String, device: String? = nil) {
-        let entry = "\(stamp(now()))  \(line)"
+        let entry = "\(stamp(now())) \(Self.clock())  \(line)"
         locked {
             if let device {
                 deviceHistory[device, default: []].append(entry)
@@ -89,7 +99,8 @@ public final class SoakRun: @unchecked Sendable {
     /// Runs the soak; returns the exit status (0 clean, 1 violation, 2 setup failure).
     public func run() async -> Int32 {
         say("soak: seed \(options.seed): \(fleet.devices.count) devices on \(fleet.adapters) adapters, \(Self.number(options.minutes)) simulated minutes of faults at time scale \(Self.number(options.timeScale)) (\(Self.number(options.minutes * 60 / options.timeScale)) s real)")
-        say("soak: \(schedule.faults.count) faults scheduled: " + Self.kinds(schedule.countsByKind))
+        say("soak: \(schedule.faults.count) faults scheduled: " + Self.kinds(schedule.countsByKind)
+            + (options.skip.isEmpty ? "" : " (skipping " + options.skip.sorted().map(\.rawValue).joined(separator: ", ") + ")"))
         say("soak: fleetd's policy durations are its defaults " + (options.scaledPolicy
             ? "divided by \(Self.number(policy.scale)), so fleetd and the simulator share simulated time"
             : "in real seconds (\(Self.number(options.timeScale))× longer in simulated time)"))
@@ -127,6 +138,7 @@ public final class SoakRun: @unchecked Sendable {
         say("soak: invariant 6's bound, after the last fault (simulated seconds):\n" + bound.derivation(timeScale: options.timeScale))
 
         locked { phaseStart = now() }
+        say("soak: t=0 is \(Self.clock()) UTC in fleetd's log")
         await inject(harness)
         await waitForSessionEnds()
         let lastFault = now()
@@ -204,8 +216,19 @@ public final class SoakRun: @unchecked Sendable {
             }
             let view = locked({ simulatorDown }) ? nil : try? await harness.soakSimulatorView()
             let found = locked { fleetdDown ? [] : invariants.observe(devices: devices, simulator: simulatorDown ? nil : view, at: now()) }
-            found.forEach(fail)
+            for violation in found { fail(await withSimulatorCounts(violation, harness)) }
         }
+    }
+
+    /// A device's violation with what the simulator counted for it (since the simulator last started), so
+    /// that "fleetd lost the values" and "the simulator never sent them" can be told apart.
+    func withSimulatorCounts(_ violation: SoakInvariants.Violation, _ harness: FleetHarness) async -> SoakInvariants.Violation {
+        guard let id = violation.devices.first, let label = fleet.device(id: id)?.label, !locked({ simulatorDown }),
+              let counts = try? await harness.counters(device: label) else { return violation }
+        var enriched = violation
+        enriched.detail += "; the simulator counts for \(label): " + ["LinksUp", "LinksLost", "Disconnects", "ConnectsAttempted", "NotificationsSent"]
+            .map { "\($0) \(counts[$0] ?? 0)" }.joined(separator: ", ")
+        return enriched
     }
 
     // MARK: Faults
@@ -331,6 +354,7 @@ public final class SoakRun: @unchecked Sendable {
     // MARK: Violations and the report
 
     func fail(_ violation: SoakInvariants.Violation) {
+        guard !locked({ finished }) else { return }
         let first = locked { () -> Bool in
             violations.append(violation)
             if !options.keepGoing { stopped = true }
@@ -365,9 +389,15 @@ public final class SoakRun: @unchecked Sendable {
     }
 
     func finish(_ harness: FleetHarness, convergence: Double?, bound: SoakBound?) async -> Int32 {
+        // From here the processes are stopped on purpose: the checker must not take that for a crash.
+        locked {
+            finished = true
+            stopped = true
+        }
         let current = locked({ simulatorDown }) ? 0 : ((try? await harness.soakLinksUp()) ?? 0)
         let links = locked { linksUpBefore } + current
-        if !locked({ self.violations.isEmpty }), locked({ logsKept }) == nil { _ = keepLogs() }
+        // Again at the end, so the logs cover every violation of a --keep-going run.
+        if !locked({ self.violations.isEmpty }) { _ = keepLogs() }
         let (invariants, violations, injected, notes, stepErrors, gaps) = locked {
             (self.invariants, self.violations, self.injected, self.notes, self.stepErrors, self.watchGaps)
         }

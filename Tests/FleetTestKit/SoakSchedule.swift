@@ -111,7 +111,14 @@ public struct SoakFault: Sendable {
 public struct SoakSchedule: Sendable {
     public let seed: UInt64
     public let length: Double
-    public let faults: [SoakFault]
+    public private(set) var faults: [SoakFault]
+
+    /// The same schedule without the faults of these kinds.
+    public func skipping(_ kinds: Set<SoakFaultKind>) -> SoakSchedule {
+        var copy = self
+        copy.faults.removeAll { kinds.contains($0.kind) }
+        return copy
+    }
 
     public static let settle = 10.0
     public static let globalSpacing = 30.0
