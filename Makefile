@@ -9,7 +9,7 @@ SWIFT_FLAGS ?=
 DEBIAN_PACKAGES := libdbus-1-dev libsystemd-dev libssl-dev libsqlite3-dev sqlite3 dbus-daemon dbus bluez bluez-test-tools \
 	bluez-test-scripts python3-dbus python3-venv python3-pip systemd util-linux procps
 
-.PHONY: all deps build release test test-unit test-bluez demo bench install clean
+.PHONY: all deps build release test test-unit test-bluez demo soak bench install clean
 
 all: build
 
@@ -42,6 +42,12 @@ test-bluez: deps
 
 demo: deps
 	@scripts/demo
+
+## soak: the chaos soak (docs/soak.md): fleetd on the simulator, 200 devices on 4 adapters, faults drawn from a
+## seed, invariants checked all along. SEED=… replays a schedule (default: a fresh seed, printed); MINUTES=…
+## simulated minutes of faults (default 10, one real minute each at time scale 10).
+soak: deps
+	@SEED="$(SEED)" MINUTES="$(MINUTES)" scripts/soak
 
 bench: deps
 	$(SWIFT) build -c release $(SWIFT_FLAGS)

@@ -16,6 +16,8 @@ public final class BlueZSimulator: @unchecked Sendable {
     let flooding = Atomic<Bool>(false)
     /// Method tables shared by every object of an interface, built once.
     let sharedSpecs = Mutex<[BlueZInterface: DBusInterfaceSpec]>([:])
+    /// Peaks a chaos soak checks (SimulatorObservations).
+    let observations = Mutex(SimulatorObservations())
 
     struct DriverState {
         var world: SimulatorWorld
@@ -113,6 +115,7 @@ public final class BlueZSimulator: @unchecked Sendable {
 
     /// Performs effects in order; runs under the state lock so that signals leave in the world's order.
     func apply(_ effects: [BusEffect], _ s: inout DriverState) {
+        observeLinks(effects, in: s.world)
         for effect in effects {
             switch effect {
             case .addObject(let path, let interfaces):

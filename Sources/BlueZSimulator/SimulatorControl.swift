@@ -138,6 +138,6 @@ public final class SimulatorControl: Sendable {
                 sim.stopFlood()
                 return []
             }),
-        ].merging(securityMethods) { current, _ in current })
+        ].merging(securityMethods) { current, _ in current }.merging(Self.observationMethods(sim)) { listed, _ in listed })
     }
 }

@@ -13,7 +13,7 @@ public final class FleetHarness: FleetControlClient, @unchecked Sendable {
     public let bus: PrivateBus
     public let directory: String
     public let control: DBusConnection
-    public private(set) var simulator: ChildProcess?
+    public internal(set) var simulator: ChildProcess?
     public private(set) var fleetd: ChildProcess?
     public let configPath: String
     public var socketPath: String { directory + "/fleetd.sock" }

@@ -1,0 +1,336 @@
+import Foundation
+
+/// The soak's invariants, checked on every poll of fleetd's device list and the simulator's observations
+/// (every 250 ms) and on every Watch event. A value type fed with observations and real time (seconds since
+/// the soak began), so its rules are tested without any process. See docs/soak.md for each rule.
+public struct SoakInvariants: Sendable {
+    /// The six invariants of issue 14, plus the processes staying up.
+    public enum Rule: Int, Sendable, CaseIterable, CustomStringConvertible {
+        case processes = 0
+        case oneConnectPerAdapter = 1
+        case oneLinkPerIdentity = 2
+        case subscriptionsArmed = 3
+        case noAttemptForOutages = 4
+        case stateFileReadable = 5
+        case readyWithinBound = 6
+
+        public var description: String {
+            switch self {
+            case .processes: "0 (fleetd and bluez-sim stay up, fleetd answers)"
+            case .oneConnectPerAdapter: "1 (at most one connect in flight per adapter)"
+            case .oneLinkPerIdentity: "2 (at most one link per identity)"
+            case .subscriptionsArmed: "3 (a ready device has its subscriptions armed and values flowing)"
+            case .noAttemptForOutages: "4 (no attempt counted for adapter-off or bluetoothd restarts)"
+            case .stateFileReadable: "5 (the state file is readable after every kill)"
+            case .readyWithinBound: "6 (every wanted, present device ready within the bound after the last fault)"
+            }
+        }
+    }
+
+    public struct Violation: Sendable {
+        public var rule: Rule
+        public var detail: String
+        /// Device ids involved, for the history printed with it.
+        public var devices: [String]
+        public var at: Double
+    }
+
+    /// Real-time thresholds (seconds).
+    public struct Thresholds: Sendable {
+        /// A device counts as ready for rule 3 once fleetd has reported it ready this long.
+        public var readyGrace = 1.0
+        /// A subscription missing in the simulator counts only if it stays missing this long (fleetd may not
+        /// have processed a link loss the simulator already made).
+        public var mismatchPersistence = 1.0
+        /// Values must arrive within `valueIntervals` × the characteristic's notify interval, plus `valueSlack`.
+        public var valueIntervals = 3.0
+        public var valueSlack = 1.0
+        /// fleetd's control socket may fail to answer this long before it is a violation.
+        public var controlSilence = 10.0
+        /// How long a device of a rule-4 window may take to be ready again before the window is dropped.
+        public var windowLimit = 120.0
+        public init() {}
+    }
+
+    /// A device knocked out by an adapter-off or a bluetoothd restart, followed until it is ready again.
+    struct OutageWindow: Sendable {
+        var fault: Int
+        var id: String
+        var label: String
+        var adapter: String?
+        var opened: Double
+        var before: Int
+        var counterName: String
+        var sawDown = false
+        var lastDown: Int?
+    }
+
+    struct Touch: Sendable {
+        var fault: Int
+        var at: Double
+    }
+
+    let fleet: SoakFleet
+    let timeScale: Double
+    public var thresholds = Thresholds()
+
+    // Rule 3 state, per device id.
+    var readySince: [String: Double] = [:]
+    var mismatchSince: [String: Double] = [:]
+    /// Last value per device and characteristic (128-bit UUID).
+    var lastValue: [String: [String: Double]] = [:]
+    var reportedReady: Set<String> = []
+    // Rules 1 and 2: peaks already reported (a peak stays in the simulator's answer).
+    var reportedPeaks: Set<String> = []
+    // Rule 4.
+    var windows: [OutageWindow] = []
+    var touches: [SoakFault.Target: [Touch]] = [:]
+    public private(set) var excludedWindows = 0
+    public private(set) var unobservedWindows = 0
+    var lastAnswer: Double?
+    /// The last poll's device list, for opening rule-4 windows and for the final convergence.
+    public private(set) var lastDevices: [String: SoakDeviceState] = [:]
+
+    /// Checks performed, per rule.
+    public private(set) var checks: [Rule: Int] = [:]
+
+    // Figures: time to ready after a fault.
+    var outSince: [String: (at: Double, cause: Touch?)] = [:]
+    public private(set) var timesToReady: [(seconds: Double, fault: Int, device: String)] = []
+    /// When each fault's last step ran (rule 4 windows and time to ready measure from there).
+    var faultEnded: [Int: Double] = [:]
+    var faultStarted: [Int: Double] = [:]
+
+    public init(fleet: SoakFleet, timeScale: Double) {
+        self.fleet = fleet
+        self.timeScale = timeScale
+    }
+
+    mutating func count(_ rule: Rule, _ n: Int = 1) { checks[rule, default: 0] += n }
+
+    // MARK: Faults
+
+    /// A fault's step ran at `now` on `target`.
+    public mutating func touched(_ target: SoakFault.Target, fault: Int, at now: Double, last: Bool) {
+        touches[target, default: []].append(Touch(fault: fault, at: now))
+        if faultStarted[fault] == nil { faultStarted[fault] = now }
+        if last { faultEnded[fault] = now }
+    }
+
+    /// Opens rule-4 windows for the devices ready at the last poll that `fault` knocks out: those on `adapter`,
+    /// or all of them (adapter nil: a bluetoothd restart).
+    public mutating func openOutageWindows(fault: Int, adapter: Int?, at now: Double) {
+        for device in lastDevices.values.sorted(by: { $0.id < $1.id }) where device.isReady {
+            guard let label = fleet.device(id: device.id)?.label else { continue }
+            if let adapter, device.adapter != "hci\(adapter)" { continue }
+            windows.append(OutageWindow(fault: fault, id: device.id, label: label, adapter: adapter.map { "hci\($0)" } ?? device.adapter,
+                                        opened: now, before: device.counter, counterName: device.counterName))
+        }
+    }
+
+    /// Whether a fault other than `fault` touched the device, its adapter or the fleet since `since`.
+    func otherFault(than fault: Int, label: String, adapter: String?, since: Double) -> Bool {
+        var targets: [SoakFault.Target] = [.device(label), .fleet]
+        if let adapter, let n = Int(adapter.dropFirst(3)) { targets.append(.adapter(n)) }
+        return targets.contains { target in touches[target, default: []].contains { $0.fault != fault && $0.at >= since } }
+    }
+
+    /// The most recent fault that touched the device (directly, through its adapter, or fleet-wide) in the
+    /// last `window` seconds: what knocked it out, for the time-to-ready figure.
+    func recentCause(label: String, adapter: String?, at now: Double, window: Double = 5) -> Touch? {
+        var targets: [SoakFault.Target] = [.device(label), .fleet]
+        if let adapter, let n = Int(adapter.dropFirst(3)) { targets.append(.adapter(n)) }
+        return targets.compactMap { touches[$0]?.last }.filter { now - $0.at <= window }.max { $0.at < $1.at }
+    }
+
+    // MARK: Watch
+
+    /// A notification (or read-on-connect value) from the Watch stream.
+    public mutating func value(device: String, characteristic: String, at now: Double) {
+        lastValue[device, default: [:]][characteristic.lowercased()] = now
+    }
+
+    /// fleetd was restarted: readiness is timed again from its new reports.
+    public mutating func fleetdRestarted() {
+        readySince.removeAll()
+        mismatchSince.removeAll()
+        reportedReady.removeAll()
+        lastAnswer = nil
+    }
+
+    /// The simulator was restarted: its peaks start again, so a new one must be reported again.
+    public mutating func simulatorRestarted() {
+        reportedPeaks.removeAll()
+        mismatchSince.removeAll()
+    }
+
+    // MARK: Polls
+
+    /// fleetd's control socket did not answer at `now`.
+    public mutating func controlFailed(at now: Double, error: String) -> [Violation] {
+        guard let last = lastAnswer else { lastAnswer = now; return [] }
+        count(.processes)
+        guard now - last >= thresholds.controlSilence else { return [] }
+        lastAnswer = now
+        return [Violation(rule: .processes, detail: "fleetd's control socket has not answered ListDevices for \(Int(thresholds.controlSilence)) s: \(error)",
+                          devices: [], at: now)]
+    }
+
+    /// One poll: fleetd's device list, and the simulator's view when it is up.
+    public mutating func observe(devices: [String: SoakDeviceState], simulator: SoakSimulatorView?, at now: Double) -> [Violation] {
+        lastAnswer = now
+        lastDevices = devices
+        count(.processes)
+        var violations: [Violation] = []
+        if let simulator {
+            violations += checkPeaks(simulator, at: now)
+        }
+        for device in fleet.devices {
+            guard let state = devices[device.id] else { continue }
+            violations += checkReadiness(device, state, simulator: simulator, at: now)
+            trackOutage(device, state, at: now)
+        }
+        violations += checkOutageWindows(devices, at: now)
+        return violations
+    }
+
+    mutating func checkPeaks(_ view: SoakSimulatorView, at now: Double) -> [Violation] {
+        var violations: [Violation] = []
+        count(.oneConnectPerAdapter, view.connectPeaks.count)
+        for (key, peak) in view.connectPeaks.sorted(by: { $0.key < $1.key }) where peak > 1 && !reportedPeaks.contains("connect " + key) {
+            reportedPeaks.insert("connect " + key)
+            violations.append(Violation(rule: .oneConnectPerAdapter,
+                                        detail: "the simulator saw \(peak) Connect calls pending at once from one client on one adapter (\(key))",
+                                        devices: [], at: now))
+        }
+        count(.oneLinkPerIdentity, fleet.devices.count)
+        for (label, peak) in view.linkPeaks.sorted(by: { $0.key < $1.key }) where peak > 1 && !reportedPeaks.contains("link " + label) {
+            reportedPeaks.insert("link " + label)
+            let id = fleet.device(label: label)?.id
+            violations.append(Violation(rule: .oneLinkPerIdentity, detail: "\(id ?? label) (\(label)) had \(peak) links at once",
+                                        devices: id.map { [$0] } ?? [], at: now))
+        }
+        return violations
+    }
+
+    mutating func checkReadiness(_ device: SoakFleet.Device, _ state: SoakDeviceState, simulator: SoakSimulatorView?, at now: Double) -> [Violation] {
+        guard state.isReady else {
+            readySince[device.id] = nil
+            mismatchSince[device.id] = nil
+            reportedReady.remove(device.id)
+            return []
+        }
+        let since = readySince[device.id] ?? now
+        readySince[device.id] = since
+        guard now - since >= thresholds.readyGrace, !reportedReady.contains(device.id) else { return [] }
+        var violations: [Violation] = []
+        if let simulator {
+            count(.subscriptionsArmed)
+            let armed = simulator.armed[device.label] ?? []
+            let missing = device.subscribe.filter { !armed.contains($0) }
+            if missing.isEmpty {
+                mismatchSince[device.id] = nil
+            } else {
+                let first = mismatchSince[device.id] ?? now
+                mismatchSince[device.id] = first
+                if now - first >= thresholds.mismatchPersistence {
+                    reportedReady.insert(device.id)
+                    violations.append(Violation(rule: .subscriptionsArmed,
+                                                detail: "\(device.id) (\(device.label)) has been ready for \(Self.s(now - since)), but the simulator has had no notify session on \(missing.map(SoakFleet.short).joined(separator: ", ")) for \(Self.s(now - first)) (armed: \(armed.isEmpty ? "none" : armed.sorted().map(SoakFleet.short).joined(separator: ", ")))",
+                                                devices: [device.id], at: now))
+                }
+            }
+        }
+        count(.subscriptionsArmed)
+        for characteristic in device.subscribe where !reportedReady.contains(device.id) {
+            let window = thresholds.valueIntervals * SoakFleet.notifyInterval(characteristic) / timeScale + thresholds.valueSlack
+            let last = max(since, lastValue[device.id]?[characteristic] ?? since)
+            if now - last > window {
+                reportedReady.insert(device.id)
+                let seen = lastValue[device.id]?[characteristic].map { "the last one \(Self.s(now - $0)) ago" } ?? "none since the soak began"
+                violations.append(Violation(rule: .subscriptionsArmed,
+                                            detail: "\(device.id) (\(device.label)) has been ready for \(Self.s(now - since)) but no value of \(SoakFleet.short(characteristic)) came on the Watch stream for \(Self.s(window)) (\(seen))",
+                                            devices: [device.id], at: now))
+            }
+        }
+        return violations
+    }
+
+    /// Time-to-ready bookkeeping: when a device leaves ready, remember what knocked it out; when it is back,
+    /// record how long it took from the end of that fault.
+    mutating func trackOutage(_ device: SoakFleet.Device, _ state: SoakDeviceState, at now: Double) {
+        if state.isReady {
+            lastReady.insert(device.id)
+            guard let out = outSince.removeValue(forKey: device.id), let cause = out.cause else { return }
+            let from = faultEnded[cause.fault].map { $0 <= now ? $0 : cause.at } ?? cause.at
+            timesToReady.append((max(0, now - from), cause.fault, device.id))
+        } else {
+            if lastReady.remove(device.id) != nil, outSince[device.id] == nil {
+                outSince[device.id] = (now, recentCause(label: device.label, adapter: state.adapter, at: now))
+            }
+        }
+    }
+
+    var lastReady: Set<String> = []
+
+    mutating func checkOutageWindows(_ devices: [String: SoakDeviceState], at now: Double) -> [Violation] {
+        var violations: [Violation] = []
+        var open: [OutageWindow] = []
+        for var window in windows {
+            if otherFault(than: window.fault, label: window.label, adapter: window.adapter, since: window.opened) {
+                excludedWindows += 1
+                continue
+            }
+            guard let state = devices[window.id] else { open.append(window); continue }
+            if !state.isReady {
+                window.sawDown = true
+                window.lastDown = state.counter
+                window.counterName = state.counterName
+                if now - window.opened > thresholds.windowLimit { unobservedWindows += 1 } else { open.append(window) }
+                continue
+            }
+            // Ready again (or never seen down: the outage fell between two polls).
+            guard window.sawDown, let counted = window.lastDown else {
+                if now - window.opened > 2 { unobservedWindows += 1 } else { open.append(window) }
+                continue
+            }
+            count(.noAttemptForOutages)
+            // `failures` must not grow; `attempt` counts the one reconnect the outage needs.
+            let allowed = window.before + (window.counterName == "attempt" ? 1 : 0)
+            if counted > allowed {
+                violations.append(Violation(rule: .noAttemptForOutages,
+                                            detail: "\(window.id) (\(window.label)) was ready with \(window.counterName) \(window.before) when fault #\(window.fault) took it down; before it was ready again fleetd reported \(window.counterName) \(counted) (allowed: \(allowed)), with no other fault on it, its adapter or the fleet meanwhile",
+                                            devices: [window.id], at: now))
+            }
+        }
+        windows = open
+        return violations
+    }
+
+    // MARK: Kills and the end
+
+    /// Rule 5: the state file after a kill; `problem` is nil when it is readable.
+    public mutating func stateFileChecked(problem: String?, at now: Double) -> [Violation] {
+        count(.stateFileReadable)
+        guard let problem else { return [] }
+        return [Violation(rule: .stateFileReadable, detail: "after SIGKILL, the state file is not readable: \(problem)", devices: [], at: now)]
+    }
+
+    /// Rule 6: devices of `wanted` (the present ones) that are not ready.
+    public func notReady(_ wanted: [String]) -> [String] {
+        wanted.filter { lastDevices[$0]?.isReady != true }
+    }
+
+    public mutating func convergenceChecked() { count(.readyWithinBound) }
+
+    static func s(_ seconds: Double) -> String { String(format: "%.1f s", seconds) }
+}
+
+extension SoakFleet {
+    /// Simulated seconds between notifications of a characteristic the soak subscribes to.
+    static func notifyInterval(_ characteristic: String) -> Double { characteristic == heartRate ? 1 : 10 }
+    /// `2a19` for a Bluetooth-base UUID.
+    static func short(_ uuid: String) -> String {
+        uuid.hasPrefix("0000") && uuid.hasSuffix("-0000-1000-8000-00805f9b34fb") ? String(uuid.dropFirst(4).prefix(4)) : uuid
+    }
+}

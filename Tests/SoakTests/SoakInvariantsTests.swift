@@ -1,0 +1,102 @@
+import FleetTestKit
+import Testing
+
+/// The invariant rules on made-up observations: what counts as a violation, and what must not.
+@Suite struct SoakInvariantsTests {
+    // Two battery devices (no heart-rate stream, no rotation).
+    let fleet = SoakFleet(devices: 2, adapters: 2)
+    static let battery = "00002a19-0000-1000-8000-00805f9b34fb"
+
+    func states(_ state: String = "ready", adapter: String = "hci0", counter: Int = 0, name: String = "failures") -> [String: SoakDeviceState] {
+        Dictionary(uniqueKeysWithValues: fleet.devices.map {
+            ($0.id, SoakDeviceState(id: $0.id, state: state, adapter: adapter, counter: counter, counterName: name))
+        })
+    }
+
+    func view(armed: Bool = true, connects: [String: Int] = [:], links: [String: Int] = [:]) -> SoakSimulatorView {
+        SoakSimulatorView(connectPeaks: connects, linkPeaks: links,
+                          armed: armed ? Dictionary(uniqueKeysWithValues: fleet.devices.map { ($0.label, Set($0.subscribe)) }) : [:])
+    }
+
+    /// Values on every subscription of every device at `now`.
+    func flow(_ invariants: inout SoakInvariants, at now: Double) {
+        for device in fleet.devices { for c in device.subscribe { invariants.value(device: device.id, characteristic: c, at: now) } }
+    }
+
+    @Test("a missing subscription is a violation only once it persists; values must keep coming while ready")
+    func subscriptionsAndValues() {
+        var rules = SoakInvariants(fleet: fleet, timeScale: 10)
+        flow(&rules, at: 0)
+        #expect(rules.observe(devices: states(), simulator: view(), at: 0).isEmpty)
+        flow(&rules, at: 1.5)
+        #expect(rules.observe(devices: states(), simulator: view(), at: 1.5).isEmpty, "armed and flowing")
+        // The simulator lost the sessions (a link drop fleetd has not processed yet): not at once ...
+        flow(&rules, at: 2)
+        #expect(rules.observe(devices: states(), simulator: view(armed: false), at: 2).isEmpty)
+        // ... but once it persists.
+        flow(&rules, at: 3.1)
+        let found = rules.observe(devices: states(), simulator: view(armed: false), at: 3.1)
+        #expect(found.count == fleet.devices.count && found.allSatisfy { $0.rule == .subscriptionsArmed })
+        // Values stop: 3 battery intervals (30 s simulated = 3 s real) plus 1 s of slack.
+        var quiet = SoakInvariants(fleet: fleet, timeScale: 10)
+        flow(&quiet, at: 0)
+        #expect(quiet.observe(devices: states(), simulator: view(), at: 0).isEmpty)
+        #expect(quiet.observe(devices: states(), simulator: view(), at: 3.9).isEmpty)
+        #expect(quiet.observe(devices: states(), simulator: view(), at: 4.1).count == fleet.devices.count)
+        #expect(quiet.observe(devices: states(), simulator: view(), at: 5).isEmpty, "each ready spell is reported once")
+    }
+
+    @Test("a second pending connect of one client on one adapter, or a second link of one device, is reported once")
+    func peaks() {
+        var rules = SoakInvariants(fleet: fleet, timeScale: 10)
+        flow(&rules, at: 0)
+        let peaks = view(connects: ["hci0 :1.5": 1, "hci1 :1.5": 2], links: ["p001": 1, "p002": 2])
+        let found = rules.observe(devices: states(), simulator: peaks, at: 0)
+        #expect(found.map(\.rule) == [.oneConnectPerAdapter, .oneLinkPerIdentity])
+        #expect(found.last?.devices == [fleet.devices[1].id])
+        #expect(rules.observe(devices: states(), simulator: peaks, at: 0.25).isEmpty)
+        rules.simulatorRestarted()
+        #expect(rules.observe(devices: states(), simulator: peaks, at: 0.5).count == 2, "a new simulator's peaks are new")
+    }
+
+    @Test("an adapter outage must not raise the failure count; with only `attempt`, the one reconnect is allowed")
+    func outageWindows() {
+        // failures grew: a violation.
+        var rules = SoakInvariants(fleet: fleet, timeScale: 10)
+        _ = rules.observe(devices: states(), simulator: nil, at: 0)
+        rules.touched(.adapter(0), fault: 7, at: 0, last: false)
+        rules.openOutageWindows(fault: 7, adapter: 0, at: 0)
+        _ = rules.observe(devices: states("waiting-for-adapter"), simulator: nil, at: 0.25)
+        rules.touched(.adapter(0), fault: 7, at: 0.5, last: true)
+        _ = rules.observe(devices: states("backoff", counter: 1), simulator: nil, at: 0.75)
+        let found = rules.observe(devices: states(), simulator: nil, at: 1)
+        #expect(found.count == fleet.devices.count && found.allSatisfy { $0.rule == .noAttemptForOutages })
+        // attempt 1 while reconnecting is the reconnect itself; attempt 2 is one too many.
+        var attempts = SoakInvariants(fleet: fleet, timeScale: 10)
+        _ = attempts.observe(devices: states(name: "attempt"), simulator: nil, at: 0)
+        attempts.openOutageWindows(fault: 3, adapter: nil, at: 0)
+        _ = attempts.observe(devices: states("connecting", counter: 1, name: "attempt"), simulator: nil, at: 0.25)
+        #expect(attempts.observe(devices: states(name: "attempt"), simulator: nil, at: 0.5).isEmpty)
+        #expect(attempts.checks[.noAttemptForOutages] == fleet.devices.count)
+        // Another fault on the device meanwhile: its window is dropped, not judged.
+        var excluded = SoakInvariants(fleet: fleet, timeScale: 10)
+        _ = excluded.observe(devices: states(), simulator: nil, at: 0)
+        excluded.openOutageWindows(fault: 1, adapter: 0, at: 0)
+        for device in fleet.devices { excluded.touched(.device(device.label), fault: 2, at: 0.1, last: true) }
+        _ = excluded.observe(devices: states("backoff", counter: 3), simulator: nil, at: 0.25)
+        #expect(excluded.observe(devices: states(), simulator: nil, at: 0.5).isEmpty)
+        #expect(excluded.excludedWindows == fleet.devices.count)
+    }
+
+    @Test("time to ready is measured from the end of the fault that knocked the device out")
+    func timeToReady() {
+        var rules = SoakInvariants(fleet: fleet, timeScale: 10)
+        _ = rules.observe(devices: states(), simulator: nil, at: 0)
+        rules.touched(.adapter(0), fault: 5, at: 1, last: false)
+        _ = rules.observe(devices: states("waiting-for-adapter"), simulator: nil, at: 1.25)
+        rules.touched(.adapter(0), fault: 5, at: 3, last: true)
+        _ = rules.observe(devices: states(), simulator: nil, at: 3.5)
+        #expect(rules.timesToReady.count == fleet.devices.count)
+        #expect(rules.timesToReady.allSatisfy { $0.fault == 5 && abs($0.seconds - 0.5) < 1e-9 })
+    }
+}
