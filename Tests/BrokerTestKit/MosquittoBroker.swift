@@ -19,11 +19,15 @@ public final class MosquittoBroker: @unchecked Sendable {
         public var tls: TestCertificates?
         /// With ``tls``: clients must present a certificate signed by the CA.
         public var requireClientCertificate: Bool
+        /// Lines of an ACL file (mosquitto.conf(5) `acl_file`); nil for none. Lines before any `user` line
+        /// apply to anonymous clients.
+        public var acl: [String]?
 
-        public init(users: [String: String] = [:], tls: TestCertificates? = nil, requireClientCertificate: Bool = false) {
+        public init(users: [String: String] = [:], tls: TestCertificates? = nil, requireClientCertificate: Bool = false, acl: [String]? = nil) {
             self.users = users
             self.tls = tls
             self.requireClientCertificate = requireClientCertificate
+            self.acl = acl
         }
     }
 
@@ -87,6 +91,10 @@ public final class MosquittoBroker: @unchecked Sendable {
         ]
         if getuid() == 0 { lines.append("user root") }
         if !options.users.isEmpty { lines.append("password_file \(directory.path)/passwords") }
+        if let acl = options.acl {
+            try (acl.joined(separator: "\n") + "\n").write(toFile: directory.path + "/acl", atomically: true, encoding: .utf8)
+            lines.append("acl_file \(directory.path)/acl")
+        }
         if let tls = options.tls {
             lines += ["cafile \(tls.caCertificate)", "certfile \(tls.serverCertificate)", "keyfile \(tls.serverKey)",
                       "require_certificate \(options.requireClientCertificate)"]

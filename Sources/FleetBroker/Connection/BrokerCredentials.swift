@@ -30,7 +30,8 @@ public struct BrokerCredentials: Sendable, Hashable, CustomStringConvertible {
     public static func parse(_ text: String, path: String) throws(BrokerError) -> BrokerCredentials {
         var username: String?
         var password: String?
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Split on any line end: "\r\n" is one Character in Swift, so splitting on "\n" alone would keep it whole.
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = rawLine.trimmingSpaces()
             if line.isEmpty || line.hasPrefix("#") { continue }
             let lineNumber = index + 1
