@@ -47,6 +47,12 @@ struct BrokerLinkTests {
         try await waitUntil("some readings acknowledged") { rig.source.acknowledged >= 1000 }
         broker.stop()
         try await rig.log.waitFor("the session to be lost") { if case .link(.lost) = $0 { true } else { false } }
+        // The log hears of the loss on the network thread; the pump settles the PUBACKs that came before it and
+        // empties its window on its own task, a moment later.
+        try await waitUntil("the pump to take in the loss") {
+            let statistics = rig.pump.statistics
+            return statistics.inFlight == 0 && statistics.acknowledgedCursor == statistics.settledCursor
+        }
         let acknowledgedWhileDown = rig.source.acknowledged
         rig.source.append(count: 5000, devices: 8)
         rig.pump.readingsAvailable()

@@ -122,8 +122,8 @@ struct PumpCycle {
                         _ = window.settleUnpublished(cursor: reading.cursor)
                         report(.unpublishable(cursor: reading.cursor, error))
                     case .notConnected, .shutDown:
-                        // The session's end is on its way as an event; that restarts the window.
-                        session = nil
+                        // The session ended under us; its `lost` event is on its way and restarts the window. The
+                        // session is kept until then, or that event would look like a repeat and be skipped.
                         return
                     default:
                         report(.publishFailed(error))
