@@ -7,7 +7,8 @@ SWIFT ?= swift
 SWIFT_FLAGS ?=
 
 DEBIAN_PACKAGES := libdbus-1-dev libsystemd-dev libssl-dev libsqlite3-dev sqlite3 dbus-daemon dbus bluez bluez-test-tools \
-	bluez-test-scripts python3-dbus python3-venv python3-pip systemd util-linux procps
+	bluez-test-scripts python3-dbus python3-venv python3-pip systemd util-linux procps \
+	libmosquitto-dev mosquitto mosquitto-clients
 
 .PHONY: all deps build release test test-unit test-bluez demo soak bench install clean
 

@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// fleetd: a BlueZ fleet supervisor. Layout:
-/// - C system libraries (CSystemd, CDBus, COpenSSL, CSQLite, and CLinux for the glibc calls Swift's Glibc hides) are
+/// - C system libraries (CSystemd, CDBus, COpenSSL, CSQLite, CMosquitto, and CLinux for the glibc calls Swift's Glibc hides) are
 ///   imported only by the wrappers above them.
 /// - FleetSystem: errno, owned file descriptors, the EINTR retry and the poll wake-up, over Glibc alone (so
 ///   the control plane and the CLI can use it without linking libdbus or libsystemd).
@@ -17,6 +17,7 @@ import PackageDescription
 ///   (scripts/check-links checks the binaries).
 /// - FleetStore: the SQLite state store and the durable outbox of readings (over CSQLite).
 /// - BlueZSimulator: a BlueZ 5.66 look-alike on D-Bus; fleetd never imports it.
+/// - FleetBroker: readings to the fleet's MQTT broker over libmosquitto (connection, topics, publish pump).
 let package = Package(
     name: "fleetd",
     platforms: [.macOS(.v14)],
@@ -31,6 +32,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
 
         .target(name: "FleetSystem", dependencies: ["CLinux"]),
         .target(name: "FleetPlatform", dependencies: ["FleetSystem", "CDBus", "CSystemd"]),
@@ -45,6 +47,8 @@ let package = Package(
         .target(name: "FleetCLI", dependencies: ["FleetProtocol"]),
         .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetProtocol", "FleetControlServer", "FleetCLI", "BlueZSimulator"], path: "Tests/FleetTestKit"),
         .target(name: "FleetStore", dependencies: ["CSQLite"]),
+        .target(name: "FleetBroker", dependencies: ["CMosquitto", "Policy", "FleetPlatform"]),
+        .target(name: "BrokerTestKit", dependencies: ["FleetBroker", "FleetTestKit"], path: "Tests/BrokerTestKit"),
 
         .executableTarget(name: "fleetd", dependencies: ["FleetManager", "Supervision", "FleetPlatform", "FleetControlServer"]),
         .executableTarget(name: "fleetctl", dependencies: ["FleetCLI"]),
@@ -53,6 +57,7 @@ let package = Package(
         .executableTarget(name: "fleet-control-probe", dependencies: ["FleetTestKit", "FleetControlServer"]),
         .executableTarget(name: "outbox-crash-writer", dependencies: ["FleetStore"], path: "Tests/OutboxCrashWriter"),
         .executableTarget(name: "fleet-soak", dependencies: ["FleetTestKit", "FleetManager", "Supervision"]),
+        .executableTarget(name: "fleet-broker-probe", dependencies: ["FleetBroker", "BrokerTestKit"]),
 
         .executableTarget(name: "DBusBench", dependencies: ["FleetPlatform", "FleetTestKit", "CDBus"], path: "Benchmarks/DBusBench"),
         .executableTarget(name: "IdentityBench", dependencies: ["Identity", "COpenSSL", "Policy"], path: "Benchmarks/IdentityBench"),
@@ -61,6 +66,7 @@ let package = Package(
         .executableTarget(name: "ControlBench", dependencies: ["FleetProtocol", "FleetControlServer", "FleetCLI"], path: "Benchmarks/ControlBench"),
         .executableTarget(name: "StoreBench", dependencies: ["FleetStore", "FleetManager", "Supervision", "Identity"], path: "Benchmarks/StoreBench"),
         .executableTarget(name: "SimulatorBench", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"], path: "Benchmarks/SimulatorBench"),
+        .executableTarget(name: "BrokerBench", dependencies: ["FleetBroker", "BrokerTestKit", "FleetTestKit"], path: "Benchmarks/BrokerBench"),
 
         .testTarget(name: "FleetSystemTests", dependencies: ["FleetSystem"]),
         .testTarget(name: "FleetPlatformTests", dependencies: ["FleetPlatform", "FleetSystem", "FleetTestKit"]),
@@ -76,6 +82,7 @@ let package = Package(
         .testTarget(name: "FleetStoreTests", dependencies: ["FleetStore", "FleetTestKit", "CSQLite"]),
         .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetProtocol", "FleetPlatform", "BlueZSimulator"]),
         .testTarget(name: "SoakTests", dependencies: ["FleetTestKit", "FleetManager", "Supervision", "BlueZSimulator", "Policy"]),
+        .testTarget(name: "FleetBrokerTests", dependencies: ["FleetBroker", "BrokerTestKit", "FleetTestKit", "Policy"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 // The only soak file that speaks fleetd's control protocol (FleetControl): the device list and the Watch stream.
-import FleetControl
+import FleetCLI
+import FleetProtocol
 import Foundation
 import Synchronization
 

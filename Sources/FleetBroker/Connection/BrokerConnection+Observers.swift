@@ -1,0 +1,52 @@
+/// A registered observer of a ``BrokerConnection``; ``cancel()`` unregisters it.
+public struct BrokerObservation: Sendable {
+    let id: Int
+    let connection: BrokerConnection
+
+    public func cancel() {
+        connection.state.withLock { state in state.observers.removeAll { $0.id == id } }
+    }
+}
+
+extension BrokerConnection {
+    /// Calls `handler` with every event from now on, on the network thread, in order. Keep it short: it holds up
+    /// the network loop. An observer registered after the connection stopped gets `.link(.stopped)` at once.
+    public func observe(_ handler: @escaping @Sendable (BrokerEvent) -> Void) -> BrokerObservation {
+        let (id, finished) = state.withLock { state in
+            let id = state.nextObserverID
+            state.nextObserverID += 1
+            if !state.finished { state.observers.append((id, handler)) }
+            return (id, state.finished)
+        }
+        if finished { handler(.link(.stopped)) }
+        return BrokerObservation(id: id, connection: self)
+    }
+
+    /// Every event from now on; the stream ends after `.link(.stopped)`.
+    public func events() -> AsyncStream<BrokerEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: BrokerEvent.self)
+        let observation = observe { event in
+            continuation.yield(event)
+            if case .link(.stopped) = event { continuation.finish() }
+        }
+        continuation.onTermination = { _ in observation.cancel() }
+        return stream
+    }
+
+    /// Link changes only (connected, attempt failed, lost, stopped), for logs and metrics; ends after `stopped`.
+    public func linkEvents() -> AsyncStream<BrokerLinkEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: BrokerLinkEvent.self)
+        let observation = observe { event in
+            guard case .link(let link) = event else { return }
+            continuation.yield(link)
+            if case .stopped = link { continuation.finish() }
+        }
+        continuation.onTermination = { _ in observation.cancel() }
+        return stream
+    }
+
+    func emit(_ event: BrokerEvent) {
+        let observers = state.withLock { $0.observers }
+        for observer in observers { observer.handler(event) }
+    }
+}

@@ -1,0 +1,23 @@
+extension BrokerReading {
+    /// The published JSON, one compact object (members in this order; `monotonicNs` only when known):
+    ///
+    /// ```json
+    /// {"device":"mfr-0059-0a1b2c","characteristic":"00002a37-0000-1000-8000-00805f9b34fb","seq":42,"cursor":1042,
+    ///  "kind":"notification","monotonicNs":5123456789,"wallTime":"2025-03-01T12:00:00.123Z","session":3,"value":"0648"}
+    /// ```
+    public var jsonPayload: [UInt8] {
+        var json = JSONWriter(capacity: 160 + device.utf8.count + characteristic.utf8.count + value.count * 2)
+        json.beginObject()
+        json.member("device", string: device)
+        json.member("characteristic", string: characteristic)
+        json.member("seq", integer: sequence)
+        json.member("cursor", integer: cursor)
+        json.member("kind", string: kind.rawValue)
+        if let monotonicNanoseconds { json.member("monotonicNs", unsigned: monotonicNanoseconds) }
+        json.member("wallTime", string: RFC3339.string(wallTime))
+        json.member("session", integer: session)
+        json.member("value", hex: value)
+        json.endObject()
+        return json.bytes
+    }
+}

@@ -1,0 +1,103 @@
+import Synchronization
+
+/// Store-and-forward from a ``ReadingSource`` to the broker: keeps up to ``PublishPumpConfiguration/maxInFlight``
+/// QoS 1 publishes in flight and advances the source's cursor only as far as every reading below it was
+/// acknowledged by the broker (``PublishWindow``).
+///
+/// When the session is lost, what was in flight is forgotten; when the connection is back, the pump starts
+/// again after the acknowledged cursor, so the readings whose PUBACK never came are published again
+/// (at-least-once: a consumer can see a reading twice, and drops it by its per-device `seq`). Readings that
+/// arrive while the broker is away stay in the source and go out in cursor order when it returns.
+///
+/// The connection's lifecycle belongs to the caller: ``run()`` observes it (start the connection before or
+/// after, either works) and returns when ``stop()`` is called, its task is cancelled, or the connection is shut
+/// down. Tell the pump about new readings with ``readingsAvailable()``; it also polls the source every
+/// ``PublishPumpConfiguration/pollInterval``.
+public final class PublishPump: Sendable {
+    public let source: any ReadingSource
+    public let publisher: ReadingPublisher
+    public let configuration: PublishPumpConfiguration
+    private let report: @Sendable (PublishPumpReport) -> Void
+    private let inbox = Mutex(PumpInbox())
+    private let doorbell: AsyncStream<Void>
+    private let ring: AsyncStream<Void>.Continuation
+    private let counters = Mutex(PublishPumpStatistics())
+
+    /// `report` hears of every reading settled without a PUBACK and every failed call, on the pump's task.
+    public init(source: any ReadingSource, publisher: ReadingPublisher, configuration: PublishPumpConfiguration = PublishPumpConfiguration(),
+                report: @escaping @Sendable (PublishPumpReport) -> Void) {
+        self.source = source
+        self.publisher = publisher
+        self.configuration = configuration
+        self.report = report
+        (doorbell, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// The counters now.
+    public var statistics: PublishPumpStatistics { counters.withLock { $0 } }
+
+    /// The source has new readings: the pump reads them at once (if connected and the window has room).
+    public func readingsAvailable() {
+        post { $0.readingsAvailable = true }
+    }
+
+    /// Ends ``run()`` after telling the source the last acknowledged cursor.
+    public func stop() {
+        post { $0.stop = true }
+    }
+
+    /// Publishes until stopped, cancelled, or the connection is shut down.
+    public func run() async {
+        let connection = publisher.connection
+        let observation = connection.observe { [self] event in post { $0.events.append(event) } }
+        defer { observation.cancel() }
+        let status = connection.status
+        if status.phase == .connected {
+            // Already up before we observed: the same `connected` may also arrive as an event; the pump ignores
+            // a repeat of the session it is in.
+            post { $0.events.append(.link(.connected(session: status.session, isReconnect: status.session > 1))) }
+        }
+        let ticker = Task { [self, pollInterval = configuration.pollInterval] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: pollInterval)
+                post { $0.tick = true }
+            }
+        }
+        defer { ticker.cancel() }
+        var cycle = PumpCycle(source: source, publisher: publisher, configuration: configuration, report: report)
+        cycle.start()
+        await withTaskCancellationHandler {
+            for await _ in doorbell {
+                let mail = inbox.withLock { inbox -> PumpInbox in
+                    defer { inbox = PumpInbox(stop: inbox.stop) }
+                    return inbox
+                }
+                let stopping = cycle.handle(mail)
+                counters.withLock { $0 = cycle.statistics }
+                if stopping { break }
+            }
+        } onCancel: {
+            stop()
+        }
+        cycle.flushAcknowledgements(force: true)
+        counters.withLock { $0 = cycle.statistics }
+    }
+
+    private func post(_ change: (inout PumpInbox) -> Void) {
+        let mustRing = inbox.withLock { inbox -> Bool in
+            change(&inbox)
+            defer { inbox.rung = true }
+            return !inbox.rung
+        }
+        if mustRing { ring.yield() }
+    }
+}
+
+/// What arrived for the pump since it last looked; taken whole each time, so a burst of PUBACKs costs one wake.
+struct PumpInbox {
+    var events: [BrokerEvent] = []
+    var readingsAvailable = false
+    var tick = false
+    var stop = false
+    var rung = false
+}

@@ -1,0 +1,58 @@
+/// How a ``PublishPump`` paces itself.
+public struct PublishPumpConfiguration: Sendable, Hashable {
+    /// QoS 1 publishes awaiting their PUBACK at most (the window). Larger hides more round-trip time; every one
+    /// of them is published again if the session is lost. Keep it at or below the connection's
+    /// ``BrokerConfiguration/maxInFlight`` so none waits inside libmosquitto.
+    public var maxInFlight: Int
+    /// Readings asked of the source per read.
+    public var readBatch: Int
+    /// The source's cursor is advanced after this many settled readings, when nothing is left in flight, and at
+    /// every poll: fewer cursor writes than one per PUBACK, at the price of republishing up to this many after a
+    /// crash.
+    public var acknowledgeEvery: Int
+    /// The pump reads the source again at least this often, even if nobody calls
+    /// ``PublishPump/readingsAvailable()``, and retries a failed source call.
+    public var pollInterval: Duration
+
+    public init(maxInFlight: Int = 1000, readBatch: Int = 256, acknowledgeEvery: Int = 256, pollInterval: Duration = .seconds(1)) {
+        self.maxInFlight = max(1, maxInFlight)
+        self.readBatch = max(1, readBatch)
+        self.acknowledgeEvery = max(1, acknowledgeEvery)
+        self.pollInterval = pollInterval > .zero ? pollInterval : .seconds(1)
+    }
+}
+
+/// Something the pump met and went on from; each is also counted in ``PublishPumpStatistics``.
+public enum PublishPumpReport: Sendable, Hashable {
+    /// The broker refused the reading at `cursor` (MQTT 5 PUBACK with an error reason). It is settled: publishing
+    /// it again would be refused again and would hold back every later reading.
+    case rejected(cursor: Int64, BrokerError)
+    /// The reading at `cursor` cannot be published at all (an id that is not a valid topic level, a payload the
+    /// broker cannot take). It is settled, for the same reason.
+    case unpublishable(cursor: Int64, BrokerError)
+    /// libmosquitto could not take a publish now; the pump tries again at the next poll.
+    case publishFailed(BrokerError)
+    /// A call to the source threw; the pump tries again at the next poll.
+    case sourceFailed(operation: String, message: String)
+}
+
+/// Counters of a ``PublishPump`` since it started, for metrics and `fleetctl status`.
+public struct PublishPumpStatistics: Sendable, Hashable {
+    /// QoS 1 publishes sent, republications included.
+    public var published = 0
+    /// Publishes of a cursor already published before (after a lost session): the duplicates the pump may cause.
+    public var republished = 0
+    /// PUBACKs matched to a reading.
+    public var acknowledged = 0
+    public var rejected = 0
+    public var unpublishable = 0
+    /// The cursor the source was last told (``ReadingSource/acknowledge(upTo:)``).
+    public var acknowledgedCursor: Int64 = 0
+    /// Everything up to this cursor is settled, whether or not the source has been told yet.
+    public var settledCursor: Int64 = 0
+    public var inFlight = 0
+    /// Sessions the pump has published in.
+    public var sessions = 0
+
+    public init() {}
+}

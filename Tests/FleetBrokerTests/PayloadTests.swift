@@ -1,0 +1,86 @@
+import FleetBroker
+import FleetTestKit
+import Foundation
+import Testing
+
+@Suite struct PayloadTests {
+    static let schemaPath = BuildProducts.repositoryRoot + "/docs/mqtt-reading.schema.json"
+
+    static func schema() throws -> [String: Any] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: schemaPath))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    static func object(_ payload: [UInt8]) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
+    }
+
+    let reading = BrokerReading(cursor: 1042, device: "mfr-0059-0a1b2c", characteristic: "00002a37-0000-1000-8000-00805f9b34fb",
+                                sequence: 42, kind: .indication, monotonicNanoseconds: 5_123_456_789,
+                                wallTime: Date(timeIntervalSince1970: 1_740_830_400.1237), session: 3, value: [0x06, 0x48, 0xff])
+
+    @Test func readingPayloadCarriesEveryDocumentedMember() throws {
+        let text = String(decoding: reading.jsonPayload, as: UTF8.self)
+        #expect(text == #"{"device":"mfr-0059-0a1b2c","characteristic":"00002a37-0000-1000-8000-00805f9b34fb","seq":42,"cursor":1042,"kind":"indication","monotonicNs":5123456789,"wallTime":"2025-03-01T12:00:00.123Z","session":3,"value":"0648ff"}"#)
+        var withoutClock = reading
+        withoutClock.monotonicNanoseconds = nil
+        withoutClock.value = []
+        let object = try Self.object(withoutClock.jsonPayload)
+        #expect(object["monotonicNs"] == nil)
+        #expect(object["value"] as? String == "")
+    }
+
+    @Test func stringsAreEscaped() throws {
+        var odd = reading
+        odd.device = "bed \"12\" \\ south"
+        odd.characteristic = "é✓"
+        let object = try Self.object(odd.jsonPayload)
+        #expect(object["device"] as? String == "bed \"12\" \\ south")
+        #expect(object["characteristic"] as? String == "é✓")
+    }
+
+    @Test func wallTimeIsRFC3339UTCWithMilliseconds() throws {
+        for (seconds, expected) in [(0.0, "1970-01-01T00:00:00.000Z"), (951_782_400.999_9, "2000-02-29T00:00:00.999Z"),
+                                    (4_102_444_799.5, "2099-12-31T23:59:59.500Z")] {
+            var dated = reading
+            dated.wallTime = Date(timeIntervalSince1970: seconds)
+            #expect(try Self.object(dated.jsonPayload)["wallTime"] as? String == expected)
+        }
+    }
+
+    /// The schema and the encoder agree: the required members are present, no member is undocumented, and each
+    /// string matches the schema's own pattern.
+    @Test(arguments: BrokerReading.Kind.allCases)
+    func payloadsConformToTheSchemaFile(kind: BrokerReading.Kind) throws {
+        let schema = try Self.schema()
+        let properties = try #require(schema["properties"] as? [String: [String: Any]])
+        let required = try #require(schema["required"] as? [String])
+        var sample = reading
+        sample.kind = kind
+        for variant in [sample, { var r = sample; r.monotonicNanoseconds = nil; return r }()] {
+            let object = try Self.object(variant.jsonPayload)
+            #expect(Set(required).isSubset(of: object.keys))
+            #expect(Set(object.keys).isSubset(of: properties.keys), "undocumented members: \(Set(object.keys).subtracting(properties.keys))")
+            for (key, value) in object {
+                let property = try #require(properties[key])
+                if let pattern = property["pattern"] as? String, let text = value as? String {
+                    let regex = try NSRegularExpression(pattern: pattern)
+                    #expect(regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil, "\(key)=\(text) !~ \(pattern)")
+                }
+                if let choices = property["enum"] as? [String] { #expect(choices.contains(value as? String ?? "")) }
+                if property["type"] as? String == "integer" { #expect(value is NSNumber) }
+            }
+        }
+        let kinds = try #require(properties["kind"]?["enum"] as? [String])
+        #expect(Set(kinds) == Set(BrokerReading.Kind.allCases.map(\.rawValue)))
+    }
+
+    @Test func deviceStateAndStatusPayloads() throws {
+        let state = RetainedDeviceState(device: "dev-1", state: "connected", wallTime: Date(timeIntervalSince1970: 0))
+        #expect(String(decoding: state.jsonPayload, as: UTF8.self) == #"{"device":"dev-1","state":"connected","wallTime":"1970-01-01T00:00:00.000Z"}"#)
+        let definitions = try #require(try Self.schema()["$defs"] as? [String: [String: Any]])
+        #expect(Set(try #require(definitions["deviceState"]?["required"] as? [String])) == Set(try Self.object(state.jsonPayload).keys))
+        #expect(try #require(definitions["gatewayStatus"]?["enum"] as? [String]) == ["online", "offline"])
+        #expect(GatewayStatus.offline.payload == Array("offline".utf8))
+    }
+}

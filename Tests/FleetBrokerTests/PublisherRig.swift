@@ -1,0 +1,53 @@
+import BrokerTestKit
+import FleetBroker
+import FleetTestKit
+import Policy
+import Synchronization
+
+/// A BrokerConnection, its event log, an in-memory source and a running PublishPump, as fleetd will wire them.
+final class PublisherRig: Sendable {
+    /// Quick reconnects so a broker restart costs the test well under a second.
+    static let quickBackoff = BackoffConfiguration(base: .milliseconds(50), cap: .milliseconds(400), floor: .milliseconds(20),
+                                                   stableAfter: .seconds(60), recoveryWindow: .zero)
+
+    static func configuration(_ broker: MosquittoBroker, gateway: String, version: BrokerConfiguration.ProtocolVersion = .mqtt311) -> BrokerConfiguration {
+        BrokerConfiguration(host: broker.host, port: broker.port, gatewayID: gateway, protocolVersion: version,
+                            keepAlive: .seconds(5), connectTimeout: .seconds(5), backoff: quickBackoff, randomSeed: 17)
+    }
+
+    let connection: BrokerConnection
+    let log: BrokerEventLog
+    let source: MemoryReadingSource
+    let pump: PublishPump
+    private let recordedReports = Recorded<PublishPumpReport>()
+    private let running = Mutex<Task<Void, Never>?>(nil)
+
+    init(_ configuration: BrokerConfiguration, pump pumpConfiguration: PublishPumpConfiguration = PublishPumpConfiguration(maxInFlight: 200, acknowledgeEvery: 64)) throws {
+        connection = try BrokerConnection(configuration)
+        log = BrokerEventLog(connection)
+        source = MemoryReadingSource()
+        pump = PublishPump(source: source, publisher: ReadingPublisher(connection: connection), configuration: pumpConfiguration) {
+            [recordedReports] report in recordedReports.append(report)
+        }
+    }
+
+    var reports: [PublishPumpReport] { recordedReports.values }
+
+    func start() {
+        connection.start()
+        let pump = self.pump
+        running.withLock { $0 = Task { await pump.run() } }
+    }
+
+    /// Waits until the source's cursor reaches its last reading.
+    func waitUntilAllAcknowledged(timeout: Duration = .seconds(30)) async throws {
+        let last = source.lastCursor
+        try await waitUntil("the source's cursor to reach \(last) (at \(source.acknowledged))", timeout: timeout) { self.source.acknowledged == last }
+    }
+
+    func finish() async {
+        pump.stop()
+        await running.withLock { $0 }?.value
+        await connection.shutdown()
+    }
+}
