@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "FleetProtocol"),
         .target(name: "FleetControlServer", dependencies: ["FleetProtocol"]),
         .target(name: "FleetCLI", dependencies: ["FleetProtocol"]),
-        .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetProtocol", "FleetControlServer", "FleetCLI", "BlueZSimulator"], path: "Tests/FleetTestKit"),
+        .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetProtocol", "FleetControlServer", "FleetCLI", "BlueZSimulator", "Policy"], path: "Tests/FleetTestKit"),
         .target(name: "FleetStore", dependencies: ["CSQLite"]),
         .target(name: "FleetBroker", dependencies: ["CMosquitto", "Policy", "FleetPlatform"]),
         .target(name: "BrokerTestKit", dependencies: ["FleetBroker", "FleetTestKit"], path: "Tests/BrokerTestKit"),

@@ -1,5 +1,6 @@
 import FleetBroker
 import FleetPlatform
+import Policy
 import Testing
 
 @Suite struct PublishWindowTests {

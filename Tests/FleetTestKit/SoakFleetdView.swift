@@ -1,4 +1,4 @@
-// The only soak file that speaks fleetd's control protocol (FleetControl): the device list and the Watch stream.
+// The only soak file that speaks fleetd's control protocol (FleetProtocol, FleetCLI's client): the device list and the Watch stream.
 import FleetCLI
 import FleetProtocol
 import Foundation
@@ -73,7 +73,7 @@ public final class SoakWatch: @unchecked Sendable {
     private func run() {
         while !stopped.load(ordering: .relaxed) {
             guard let watch = try? VarlinkConnection(path: socketPath),
-                  (try? watch.send(VarlinkCall(method: FleetInterface.Method.watch.qualifiedName, parameters: [:], more: true))) != nil else {
+                  (try? watch.send(FleetRequest.watch(device: nil).call())) != nil else {
                 // fleetd is down or restarting: try again shortly (bounded by `stopped`).
                 usleep(50_000)
                 continue
@@ -87,7 +87,7 @@ public final class SoakWatch: @unchecked Sendable {
                     break
                 }
                 guard reply.error == nil else { break }
-                let event = reply.parameters["event"]?.objectValue ?? reply.parameters
+                let event = reply.untypedParameters["event"]?.objectValue ?? reply.untypedParameters
                 deliver(SoakWatchEvent(sequence: event["sequence"]?.intValue ?? 0, device: event["device"]?.stringValue ?? "",
                                        kind: event["kind"]?.stringValue ?? "", state: event["state"]?.stringValue,
                                        characteristic: event["characteristic"]?.stringValue, text: event["text"]?.stringValue ?? ""))

@@ -1,5 +1,5 @@
-// The only soak file that imports the generator's module: SplitMix64 may move from FleetPlatform to Policy.
-import FleetPlatform
+// The only soak file that imports the generator's module (Policy).
+import Policy
 import Foundation
 
 /// The soak's seeded randomness: every fault of a run is drawn from one SplitMix64, so a seed names a fault
