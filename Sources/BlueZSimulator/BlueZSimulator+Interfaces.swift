@@ -94,7 +94,7 @@ extension BlueZSimulator {
             if let spec = cache[.device] { return spec }
             let notSupported = DBusMethod(in: "s", immediate: { _ in throw BlueZError.notSupported.dbus })
             let spec = DBusInterfaceSpec(name: BlueZInterface.device.rawValue, methods: [
-                "Connect": observingConnects(worldMethod { call, world, token in world.connect(path: call.path, token: token) }),
+                "Connect": worldMethod { call, world, token in world.connect(path: call.path, token: token) },
                 "Disconnect": worldMethod { call, world, token in world.disconnect(path: call.path, token: token) },
                 "ConnectProfile": notSupported,
                 "DisconnectProfile": notSupported,

@@ -25,6 +25,8 @@ public final class BlueZSimulator: @unchecked Sendable {
         /// Calls the world will answer later (Connect, ReadValue, …), by reply token.
         var pending: [ReplyToken: DBusMessage] = [:]
         var nextToken: ReplyToken = 0
+        /// Pending Device1.Connect calls, by reply token: ConnectConcurrency counts each until its reply.
+        var connects: [ReplyToken: SimulatorObservations.ConnectKey] = [:]
         var stopped = false
     }
 
@@ -104,10 +106,17 @@ public final class BlueZSimulator: @unchecked Sendable {
             s.nextToken &+= 1
             let token = s.nextToken
             s.pending[token] = call.message
+            if call.message.member == "Connect", call.message.interface == "org.bluez.Device1" {
+                let key = SimulatorObservations.ConnectKey(adapter: call.path.split(separator: "/").dropFirst(2).first.map(String.init) ?? "?",
+                                                           client: call.sender)
+                s.connects[token] = key
+                observations.withLock { $0.connectStarted(key) }
+            }
             do throws(BlueZError) {
                 apply(try body(&s.world, token), &s)
             } catch {
                 if let message = s.pending.removeValue(forKey: token) { bus.reply(to: message, error: error.dbus) }
+                connectAnswered(token, &s)
             }
         }
         kick()
@@ -133,12 +142,18 @@ public final class BlueZSimulator: @unchecked Sendable {
                 // Sent here, between the effects before and after it, as bluetoothd sends its reply between
                 // its signals: the Connect reply, then the GATT objects and ServicesResolved=true.
                 guard let call = s.pending.removeValue(forKey: token) else { continue }
+                // Counted as answered just before the reply leaves, so a client's next Connect never overlaps it.
+                connectAnswered(token, &s)
                 switch result {
                 case .success(let values): bus.reply(to: call, with: values)
                 case .failure(let error): bus.reply(to: call, error: error.dbus)
                 }
             }
         }
+    }
+
+    private func connectAnswered(_ token: ReplyToken, _ s: inout DriverState) {
+        if let key = s.connects.removeValue(forKey: token) { observations.withLock { $0.connectAnswered(key) } }
     }
 
     private func kick() {

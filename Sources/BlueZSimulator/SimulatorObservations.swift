@@ -44,20 +44,6 @@ public struct SimulatorObservations: Sendable {
     }
 }
 
-extension BlueZSimulator {
-    /// Device1.Connect, counted while it is pending per adapter and calling client. The count drops just
-    /// before the reply leaves, so a client that waits for its reply before the next Connect never counts two.
-    func observingConnects(_ method: DBusMethod) -> DBusMethod {
-        guard case .async(let body) = method.body else { return method }
-        return DBusMethod(in: method.inSignature, out: method.outSignature) { [weak self] call in
-            let adapter = call.path.split(separator: "/").dropFirst(2).first.map(String.init) ?? "?"
-            let key = SimulatorObservations.ConnectKey(adapter: adapter, client: call.sender)
-            self?.observations.withLock { $0.connectStarted(key) }
-            defer { self?.observations.withLock { $0.connectAnswered(key) } }
-            return try await body(call)
-        }
-    }
-
     /// Looks for links coming up among effects about to be applied (Connected=true, signalled or set quietly)
     /// and records how many links that peripheral has now. Runs under the state lock, after the world changed.
     func observeLinks(_ effects: [BusEffect], in world: SimulatorWorld) {
