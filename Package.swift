@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "Policy"),
         .target(name: "Pairing", dependencies: ["Policy"]),
         .target(name: "Supervision", dependencies: ["Identity", "Policy"]),
-        .target(name: "FleetManager", dependencies: ["FleetSystem", "FleetPlatform", "Identity", "Policy", "Pairing", "Supervision", "FleetProtocol", "FleetControlServer"]),
+        .target(name: "FleetManager", dependencies: ["FleetSystem", "FleetPlatform", "Identity", "Policy", "Pairing", "Supervision", "FleetProtocol", "FleetControlServer", "FleetStore"]),
         .target(name: "BlueZSimulator", dependencies: ["FleetPlatform", "Policy"]),
         .target(name: "FleetProtocol"),
         .target(name: "FleetControlServer", dependencies: ["FleetProtocol"]),
@@ -62,6 +62,7 @@ let package = Package(
         .executableTarget(name: "SimulatorBench", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"], path: "Benchmarks/SimulatorBench"),
 
         .testTarget(name: "BlueZSimulatorTests", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"]),
+        .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "FleetTestKit", "FleetProtocol", "FleetCLI", "Identity", "Policy", "Pairing", "Supervision", "FleetStore"]),
         .testTarget(name: "FleetStoreTests", dependencies: ["FleetStore", "FleetTestKit", "CSQLite"]),
         .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetProtocol", "FleetPlatform", "BlueZSimulator"]),
     ],

@@ -126,7 +126,7 @@ let devices = (0..<10_000).map { i in
 }
 let encoder = JSONEncoder()
 encoder.outputFormatting = [.sortedKeys]
-let deviceRows = try devices.map { StateRow(kind: .wantedDevice, key: $0.wanted.id, payload: Array(try encoder.encode($0))) }
+let deviceRows = try devices.map { StateRow(kind: .wantedDevice, key: $0.wanted.id.rawValue, payload: Array(try encoder.encode($0))) }
 let identityRows = try registry.sortedEntries.map { StateRow(kind: .identity, key: $0.stableID, payload: Array(try encoder.encode($0))) }
 
 let state: StateStore
@@ -183,7 +183,7 @@ for n in 0..<updateCount {
     var device = devices[4242]
     device.failures = n
     let t0 = ContinuousClock.now
-    try state.upsert(kind: .wantedDevice, key: device.wanted.id, payload: Array(try encoder.encode(device)))
+    try state.upsert(kind: .wantedDevice, key: device.wanted.id.rawValue, payload: Array(try encoder.encode(device)))
     updates.append(seconds(ContinuousClock.now - t0))
 }
 let after = try state.stats()

@@ -44,6 +44,7 @@ do {
 }
 if let snapshot = arguments.snapshotPath { configuration.snapshotPath = snapshot }
 if let socket = arguments.socketPath { configuration.controlSocket = socket }
+if let outbox = arguments.outboxPath { configuration.outboxPath = outbox }
 
 let target = arguments.logTarget ?? configuration.logTarget
 let destination = target == "auto" ? LogDestination.automatic : (LogDestination(rawValue: target) ?? .automatic)
@@ -75,10 +76,12 @@ do {
     logger.critical("invalid identity rules: \(error)")
     exit(3)
 }
+let readings = ReadingRecorder.open(path: configuration.resolvedOutboxPath, configuration: configuration.outboxSettings, logger: logger)
 let supervisor = FleetSupervisor(
     machine: machine, client: BlueZClient(bus: bus), logger: logger, store: SnapshotStore(path: configuration.snapshotPath),
     options: .init(scanServiceUUIDs: configuration.scanServiceUUIDs, duplicateData: configuration.duplicateData,
-                   leaveLinksOnExit: configuration.leaveLinksOnExit, metricsTextfile: configuration.metricsTextfile))
+                   leaveLinksOnExit: configuration.leaveLinksOnExit, metricsTextfile: configuration.metricsTextfile),
+    readings: readings)
 
 /// The configuration in force, shared by SIGHUP and `fleetctl reload`.
 final class ConfigurationHolder: @unchecked Sendable {
