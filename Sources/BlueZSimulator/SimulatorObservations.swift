@@ -44,6 +44,7 @@ public struct SimulatorObservations: Sendable {
     }
 }
 
+extension BlueZSimulator {
     /// Looks for links coming up among effects about to be applied (Connected=true, signalled or set quietly)
     /// and records how many links that peripheral has now. Runs under the state lock, after the world changed.
     func observeLinks(_ effects: [BusEffect], in world: SimulatorWorld) {

@@ -44,6 +44,7 @@ do {
 }
 if let snapshot = arguments.snapshotPath { configuration.snapshotPath = snapshot }
 if let socket = arguments.socketPath { configuration.controlSocket = socket }
+if let outbox = arguments.outboxPath { configuration.outboxPath = outbox }
 
 let target = arguments.logTarget ?? configuration.logTarget
 let destination = target == "auto" ? LogDestination.automatic : (LogDestination(rawValue: target) ?? .automatic)
@@ -77,8 +78,9 @@ do {
 }
 let options = FleetSupervisor.Options(scanServiceUUIDs: configuration.scanServiceUUIDs, duplicateData: configuration.duplicateData,
                                       leaveLinksOnExit: configuration.leaveLinksOnExit, metricsTextfile: configuration.metricsTextfile)
+let readings = ReadingRecorder.open(path: configuration.resolvedOutboxPath, configuration: configuration.outboxSettings, logger: logger)
 let supervisor = FleetSupervisor(machine: machine, client: BlueZClient(bus: bus), logger: logger,
-                                 store: SnapshotStore(path: configuration.snapshotPath), options: options)
+                                 store: SnapshotStore(path: configuration.snapshotPath), options: options, readings: readings)
 
 /// The configuration in force, shared by SIGHUP and `fleetctl reload`.
 final class ConfigurationHolder: @unchecked Sendable {

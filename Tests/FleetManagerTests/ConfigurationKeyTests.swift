@@ -32,6 +32,12 @@ import FleetConfig
         KeyCase(kind: .daemon, keys: ["metrics-textfile"], text: "[daemon]\nmetrics-textfile = /var/lib/node_exporter/fleetd.prom") {
             $0.metricsTextfile == "/var/lib/node_exporter/fleetd.prom"
         },
+        KeyCase(kind: .outbox, keys: ["path"], text: "[outbox]\npath = /srv/fleet/readings.db") {
+            $0.outboxPath == "/srv/fleet/readings.db" && $0.resolvedOutboxPath == "/srv/fleet/readings.db"
+        },
+        KeyCase(kind: .outbox, keys: ["commit-delay"], text: "[outbox]\ncommit-delay = 20ms") { $0.outboxCommitDelay == .milliseconds(20) },
+        KeyCase(kind: .outbox, keys: ["max-age"], text: "[outbox]\nmax-age = 0") { $0.outboxMaxAge == nil },
+        KeyCase(kind: .outbox, keys: ["max-rows"], text: "[outbox]\nmax-rows = 5000") { $0.outboxMaxRows == 5000 },
         KeyCase(kind: .adapters, keys: ["use"], text: "[adapters]\nuse = hci1\thci0") { $0.adapters == ["hci1", "hci0"] },
         KeyCase(kind: .adapters, keys: ["capacity"], text: "[adapters]\ncapacity = 7") { $0.defaultCapacity == 7 && $0.capacity.isEmpty },
         KeyCase(kind: .adapter, keys: ["capacity"], text: "[adapter \"hci2\"]\ncapacity = 2") { $0.capacity == ["hci2": 2] && $0.defaultCapacity == 5 },
@@ -96,6 +102,12 @@ import FleetConfig
         let covered = Set(Self.cases.flatMap { c in c.keys.map { "\(c.kind) \($0)" } })
         let known = Set(ConfigSection.allCases.flatMap { kind in kind.keys.map { "\(kind) \($0)" } })
         #expect(covered == known, "untested keys: \(known.subtracting(covered).sorted())")
+    }
+
+    @Test func theOutboxDefaultsToAFileBesideTheSnapshot() throws {
+        let config = try FleetConfiguration.parse("[daemon]\nsnapshot = /srv/fleet/state.json", file: "o.conf")
+        #expect(config.resolvedOutboxPath == "/srv/fleet/outbox.db")
+        #expect(FleetConfiguration.defaults.resolvedOutboxPath == "/var/lib/fleetd/outbox.db")
     }
 
     @Test func aDeviceWithoutKeysGetsTheDocumentedDefaults() throws {

@@ -37,6 +37,7 @@ import FleetConfig
         let config = try FleetConfiguration.parse(ConfigurationExampleFile.enabledText(), file: "fleetd.conf")
         var expected = FleetConfiguration.defaults
         expected.capacity = ["hci1": 3]
+        expected.outboxPath = "/var/lib/fleetd/outbox.db"  // the commented path line, enabled
         expected.identityRules = [
             .manufacturerData(try ManufacturerDataRule(companyID: 0x0059, byteRange: 2..<8,
                                                        expected: BytePattern(offset: 0, bytes: [0x59, 0x00], mask: [0xff, 0xff]))),

@@ -14,9 +14,10 @@ import Testing
         #expect(parsed.logLevel == "debug")
         #expect(try DaemonArguments.parse(["--check-config", "/tmp/f.conf"]).checkConfig == "/tmp/f.conf")
         #expect(try DaemonArguments.parse(["-h"]).showHelp)
+        #expect(try DaemonArguments.parse(["--outbox=/var/lib/o.db"]).outboxPath == "/var/lib/o.db")
     }
 
-    @Test("bad usage names the option and exits 2", arguments: [["--nope"], ["--config"], ["--log-target", "syslog"], ["--socket", "--bus"]])
+    @Test("bad usage names the option and exits 2", arguments: [["--nope"], ["--config"], ["--log-target", "syslog"], ["--socket", "--bus"], ["--outbox", "relative.db"]])
     func badUsage(arguments: [String]) {
         #expect {
             _ = try DaemonArguments.parse(arguments)

@@ -18,6 +18,7 @@ public final class FleetHarness: FleetControlClient, @unchecked Sendable {
     public let configPath: String
     public var socketPath: String { directory + "/fleetd.sock" }
     public var snapshotPath: String { directory + "/snapshot.json" }
+    public var outboxPath: String { directory + "/outbox.db" }
     public var fleetdLog: String { directory + "/fleetd.log" }
     public let logTarget: String
     private var restarts = 0
@@ -61,7 +62,7 @@ public final class FleetHarness: FleetControlClient, @unchecked Sendable {
         for (key, value) in daemonEnvironment { env[key] = value }
         env.removeValue(forKey: "JOURNAL_STREAM")
         fleetd = try ChildProcess(BuildProducts.path("fleetd"),
-                                  ["--config", configPath, "--bus", bus.address, "--snapshot", snapshotPath, "--socket", socketPath,
+                                  ["--config", configPath, "--bus", bus.address, "--snapshot", snapshotPath, "--outbox", outboxPath, "--socket", socketPath,
                                    "--log-target", logTarget, "--log-level", "debug"],
                                   environment: env, stdout: fleetdLog, stderr: fleetdLog)
         do {

@@ -18,6 +18,8 @@ public enum ConfigSection: String, Sendable, Hashable, CaseIterable, CustomStrin
     case policy
     /// `[device "<stable id>"]`: one wanted device.
     case device
+    /// `[outbox]`: the durable store of readings.
+    case outbox
 
     /// The name in the brackets.
     public var kind: String { self == .identityRule ? "identity" : rawValue }
@@ -25,7 +27,7 @@ public enum ConfigSection: String, Sendable, Hashable, CaseIterable, CustomStrin
     /// How the header is written, with a placeholder for the quoted name.
     public var description: String {
         switch self {
-        case .daemon, .adapters, .scan, .identity: "[\(kind)]"
+        case .daemon, .adapters, .scan, .identity, .outbox: "[\(kind)]"
         case .adapter: "[adapter \"<hciN>\"]"
         case .identityRule: "[identity \"<rule name>\"]"
         case .policy: "[policy \"<class>\"]"
@@ -48,6 +50,7 @@ public enum ConfigSection: String, Sendable, Hashable, CaseIterable, CustomStrin
             ["connect-timeout", "backoff-base", "backoff-factor", "backoff-cap", "backoff-floor", "jitter",
              "stable-after", "recovery-window", "retry-budget", "min-hold"]
         case .device: ["name", "class", "subscribe", "read"]
+        case .outbox: ["path", "commit-delay", "max-age", "max-rows"]
         }
     }
 
@@ -70,7 +73,7 @@ public enum ConfigSection: String, Sendable, Hashable, CaseIterable, CustomStrin
             kind = known
         }
         switch kind {
-        case .daemon, .adapters, .scan:
+        case .daemon, .adapters, .scan, .outbox:
             guard section.name == nil else { throw fail("[\(kind.kind)] takes no name") }
         case .adapter, .policy, .device:
             guard let name = section.name, !name.isEmpty else { throw fail("needs a name: \(kind)") }

@@ -51,6 +51,13 @@ extension FleetConfiguration {
             case .identityRule: try identity.applyRule(reader)
             case .policy: try applyPolicy(reader)
             case .device: deviceSections.append((reader, try applyDevice(reader)))
+            case .outbox:
+                if let p = try reader.path("path") { outboxPath = p }
+                if let d = try reader.duration("commit-delay", allowZero: false) { outboxCommitDelay = d }
+                // 0 switches a bound off.
+                if let d = try reader.duration("max-age") { outboxMaxAge = d == .zero ? nil : d }
+                if let n = try reader.integer("max-rows", in: 0...Int(Int32.max)) { outboxMaxRows = n == 0 ? nil : n }
+
             }
         }
         identityRules = identity.rules

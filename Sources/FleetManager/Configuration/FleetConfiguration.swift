@@ -24,7 +24,25 @@ public struct FleetConfiguration: Sendable, Hashable {
     /// Where to write Prometheus metrics for node_exporter's textfile collector; nil writes none.
     public var metricsTextfile: String?
 
+    // [outbox]
+    /// The outbox file; nil means `outbox.db` in the snapshot's directory (see ``resolvedOutboxPath``).
+    public var outboxPath: String? = nil
+    /// The longest a reading waits for its batch's commit.
+    public var outboxCommitDelay: Duration = .milliseconds(100)
+    /// Readings older than this are dropped; nil keeps them whatever their age.
+    public var outboxMaxAge: Duration? = .seconds(7 * 86_400)
+    /// At most this many readings are kept (the oldest go first); nil is unbounded.
+    public var outboxMaxRows: Int? = 1_000_000
+
+    /// The outbox file in force: `[outbox] path`, else `outbox.db` beside the snapshot.
+    public var resolvedOutboxPath: String {
+        if let outboxPath { return outboxPath }
+        guard let slash = snapshotPath.lastIndex(of: "/") else { return "outbox.db" }
+        return String(snapshotPath[...slash]) + "outbox.db"
+    }
+
     // [adapters], [adapter "hciN"]
+
     /// Adapter names to use; empty means every adapter BlueZ has.
     public var adapters: [String]
     public var defaultCapacity: Int

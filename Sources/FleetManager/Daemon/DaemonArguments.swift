@@ -6,6 +6,7 @@ public struct DaemonArguments: Sendable, Equatable {
     public var logTarget: String?
     public var logLevel: String?
     public var snapshotPath: String?
+    public var outboxPath: String?
     public var socketPath: String?
     /// `--check-config PATH`: parse the file, report, exit (0 valid, 3 invalid).
     public var checkConfig: String?
@@ -53,6 +54,10 @@ public struct DaemonArguments: Sendable, Equatable {
                 result.logTarget = target
             case "--log-level": result.logLevel = try take()
             case "--snapshot": result.snapshotPath = try take()
+            case "--outbox":
+                let path = try take()
+                guard path.hasPrefix("/") else { throw UsageError(message: "--outbox needs an absolute path, not '\(path)'") }
+                result.outboxPath = path
             case "--socket": result.socketPath = try take()
             case "--check-config": result.checkConfig = try take()
             case "--help", "-h": result.showHelp = true
@@ -75,6 +80,7 @@ public struct DaemonArguments: Sendable, Equatable {
           --log-target TARGET  auto (journald under systemd, else stderr), journal or stderr
           --log-level LEVEL    trace, debug, info, notice, warning, error or critical
           --snapshot PATH      state snapshot file (overrides [daemon] snapshot)
+          --outbox PATH        readings outbox file (overrides [outbox] path; default: outbox.db beside the snapshot)
           --socket PATH        control socket (overrides [daemon] control-socket)
           --check-config PATH  check a configuration file, print what it configures or its first error, and exit
           --version            print the version and exit

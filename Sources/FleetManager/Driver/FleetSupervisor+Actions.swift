@@ -38,9 +38,11 @@ extension FleetSupervisor {
                 let client = self.client
                 let logger = self.logger
                 let feed = self.feed
+                let readings = self.readings
+                readings?.beginSession(device: device, token: token)
                 Task { [weak self] in
                     let failure = await Self.setUp(device: device, characteristics: characteristics, subscribe: subscribe, read: read,
-                                                   client: client, logger: logger, feed: feed)
+                                                   client: client, logger: logger, feed: feed, readings: readings)
                     await self?.setUpDone(device: device, token: token, error: failure)
                 }
             case .schedule(let timer, let delay):
@@ -101,7 +103,7 @@ extension FleetSupervisor {
     /// Reads on connect and StartNotify for each configured characteristic. A characteristic the device does
     /// not have is a warning, not a reason to drop the link.
     static func setUp(device: DeviceID, characteristics: [CharacteristicObject], subscribe: [String], read: [String],
-                      client: BlueZClient, logger: Logger, feed: EventFeed) async -> BlueZError? {
+                      client: BlueZClient, logger: Logger, feed: EventFeed, readings: ReadingRecorder? = nil) async -> BlueZError? {
         func find(_ uuid: String) -> CharacteristicObject? { characteristics.first { $0.uuid == uuid } }
         for uuid in read {
             guard let characteristic = find(uuid) else {
@@ -112,6 +114,7 @@ extension FleetSupervisor {
                 let value = try await client.readLong(characteristic: characteristic.path, mtu: characteristic.mtu)
                 feed.publish(device: device, kind: .notification(characteristic: uuid, value: value),
                              text: "read on connect (\(value.count) bytes)")
+                readings?.record(device: device, characteristic: uuid, kind: .read, value: value)
             } catch {
                 return error
             }

@@ -33,5 +33,6 @@ extension FleetSupervisor {
               device.linkPath == path, device.wanted.subscribe.contains(characteristic.uuid) else { return }
         feed.publish(device: device.id, kind: .notification(characteristic: characteristic.uuid, value: bytes),
                      text: "notification (\(bytes.count) bytes)")
+        readings?.record(device: device.id, characteristic: characteristic.uuid, kind: .notification, value: bytes)
     }
 }

@@ -134,6 +134,7 @@ extension FleetSupervisor {
 
     public func prometheusText() -> String {
         FleetMetricsText.render(machine: machine, metrics: metrics, feed: feed)
+            + (readings.map { FleetMetricsText.render(outbox: $0.outbox.stats()) } ?? "")
     }
 }
 

@@ -39,6 +39,8 @@ public actor FleetSupervisor {
     let logger: Logger
     let notifier: ServiceNotifier
     let store: SnapshotStore?
+    /// The durable outbox every delivered value is appended to; nil runs without one.
+    public let readings: ReadingRecorder?
     public let feed: EventFeed
     public let metrics: FleetMetrics
     let options: Options
@@ -58,7 +60,8 @@ public actor FleetSupervisor {
     /// `clock` gives the state machine its `now` and runs its timers; tests pass a manual one.
     public init(machine: FleetStateMachine, client: BlueZClient, logger: Logger, notifier: ServiceNotifier = ServiceNotifier(),
                 store: SnapshotStore?, options: Options = Options(), clock: any SupervisorClock = SystemSupervisorClock(),
-                feed: EventFeed? = nil, metrics: FleetMetrics = FleetMetrics()) {
+                feed: EventFeed? = nil, metrics: FleetMetrics = FleetMetrics(), readings: ReadingRecorder? = nil) {
+        self.readings = readings
         self.machine = machine
         self.client = client
         self.logger = logger
@@ -138,6 +141,7 @@ public actor FleetSupervisor {
         for task in timers.values { task.cancel() }
         timers.removeAll()
         writeSnapshot()
+        readings?.close(logger: logger)
         if !options.leaveLinksOnExit {
             for device in machine.devices.values {
                 guard let path = device.linkPath else { continue }

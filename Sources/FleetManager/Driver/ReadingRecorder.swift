@@ -1,0 +1,96 @@
+import FleetPlatform
+import FleetStore
+import Foundation
+import Supervision
+import Synchronization
+
+/// Appends every value a fleet device delivers (notifications, indications, reads on connect) to the durable
+/// outbox, tagged with the link session it came from.
+///
+/// The session is the state machine's set-up token for the link (`FleetAction.setUp`'s `token`): a new one
+/// at every link-up, so values before and after a reconnect differ in `session`. Tokens restart with fleetd,
+/// so a session is unique only together with the fleetd run; the per-device `seq` is what stays gap-free
+/// across restarts.
+public final class ReadingRecorder: Sendable {
+    public let outbox: Outbox
+    private let sessions = Mutex<[DeviceID: Int64]>([:])
+
+    public init(outbox: Outbox) { self.outbox = outbox }
+
+    /// Opens the outbox at `path`. A file that is corrupt, foreign or from a newer fleetd is moved aside (with an
+    /// error log line naming where it went) and a fresh outbox is created; a file that cannot be reached at all
+    /// (permissions, a full disk) leaves fleetd running without an outbox, logged as an error. Returns nil then.
+    public static func open(path: String, configuration: Outbox.Configuration, logger: Logger) -> ReadingRecorder? {
+        var configuration = configuration
+        configuration.onNotice = { notice in Self.log(notice, logger: logger) }
+        do {
+            return ReadingRecorder(outbox: try Outbox(path: path, configuration: configuration))
+        } catch where error.fileIsUnusable {
+            let movedTo: String
+            do {
+                movedTo = try StoreFile.moveAside(path, label: "unusable").path
+            } catch {
+                logger.error("outbox \(path) is unusable (\(error)) and cannot be moved aside: \(error); running without an outbox",
+                             metadata: ["path": path, "reason": "outbox-unusable"])
+                return nil
+            }
+            logger.error("outbox \(error); moved aside to \(movedTo), starting a fresh outbox",
+                         metadata: ["path": path, "moved-to": movedTo, "reason": "outbox-moved-aside"])
+            do {
+                return ReadingRecorder(outbox: try Outbox(path: path, configuration: configuration))
+            } catch {
+                logger.error("cannot create a fresh outbox at \(path): \(error); running without an outbox",
+                             metadata: ["path": path, "reason": "outbox-unavailable"])
+                return nil
+            }
+        } catch {
+            logger.error("cannot open the outbox: \(error); running without an outbox (readings are not stored)",
+                         metadata: ["path": path, "reason": "outbox-unavailable"])
+            return nil
+        }
+    }
+
+    static func log(_ notice: OutboxNotice, logger: Logger) {
+        switch notice {
+        case .writeFailed(let error, let pending, let retryIn):
+            logger.error("outbox write failed: \(error); \(pending) reading(s) held in memory, retrying in \(retryIn)",
+                         metadata: ["reason": "outbox-write-failed"])
+        case .writeResumed(let failures, let pending):
+            logger.notice("outbox writes resumed after \(failures) failed attempt(s); \(pending) reading(s) pending")
+        case .retentionDropped(let readings, let bytes, let through, let behind):
+            let lost = behind.isEmpty ? "" : "; consumers that lost their place: \(behind.joined(separator: ", "))"
+            logger.info("outbox retention dropped \(readings) reading(s) (\(bytes) bytes) through id \(through)\(lost)")
+        case .memoryOverflow(let dropped, let pending):
+            logger.warning("outbox memory limit reached: \(dropped) reading(s) discarded, \(pending) pending",
+                           metadata: ["reason": "outbox-overflow"])
+        }
+    }
+
+    /// A link of `device` came up (its set-up begins): later values belong to session `token`.
+    public func beginSession(device: DeviceID, token: UInt64) {
+        sessions.withLock { $0[device] = Int64(truncatingIfNeeded: token) }
+    }
+
+    /// Queues one value; never waits for the disk.
+    public func record(device: DeviceID, characteristic: String, kind: ReadingKind, value: [UInt8]) {
+        let session = sessions.withLock { $0[device] ?? 0 }
+        outbox.append(Reading(device: device.rawValue, characteristic: characteristic, kind: kind, value: value,
+                              monotonicNanoseconds: Self.clock(CLOCK_MONOTONIC), wallNanoseconds: Self.clock(CLOCK_REALTIME),
+                              session: session))
+    }
+
+    /// Commits what is pending and closes the outbox; logs what the disk refused.
+    public func close(logger: Logger) {
+        let report = outbox.close()
+        if report.unwritten > 0 {
+            logger.error("outbox closed with \(report.unwritten) reading(s) unwritten: \(report.lastError.map { "\($0)" } ?? "unknown error")",
+                         metadata: ["reason": "outbox-close-failed"])
+        }
+    }
+
+    private static func clock(_ id: clockid_t) -> Int64 {
+        var ts = timespec()
+        clock_gettime(id, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+}
