@@ -1,16 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FleetProtocol
+import FleetSystem
 
 /// Why a client call did not produce a reply: the daemon could not be reached, the socket failed, or it answered with an error.
 public enum FleetClientError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No daemon listening at the path (missing socket, connection refused, bad path).
-    case unreachable(path: String, errno: Int32)
+    case unreachable(path: String, errno: Errno)
     /// The socket file exists but this user may not open it.
     case socketPermissionDenied(path: String)
     /// Reading or writing the connection failed.
-    case io(operation: String, errno: Int32)
+    case io(operation: String, errno: Errno)
     /// The daemon closed the connection before replying.
     case connectionClosed
     /// No reply within the allotted time.
@@ -25,10 +23,10 @@ public enum FleetClientError: Error, Equatable, Sendable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .unreachable(let path, let code):
-            return "cannot reach fleetd at \(path): \(String(cString: strerror(code))) (is the daemon running? see --socket)"
+            return "cannot reach fleetd at \(path): \(code.text) (is the daemon running? see --socket)"
         case .socketPermissionDenied(let path):
             return "permission denied opening \(path) (the socket is for root and the control group)"
-        case .io(let operation, let code): return "\(operation) failed: \(String(cString: strerror(code)))"
+        case .io(let operation, let code): return "\(operation) failed: \(code.text)"
         case .connectionClosed: return "fleetd closed the connection"
         case .timedOut: return "timed out waiting for fleetd"
         case .malformedReply(let reason): return "malformed reply from fleetd: \(reason)"

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import FleetProtocol
+import FleetSystem
 
 /// A blocking varlink client connection over a Unix stream socket (what fleetctl and the tests use).
 ///
@@ -9,7 +10,7 @@ import FleetProtocol
 /// until one arrives without `continues`.
 public final class VarlinkConnection {
     public let path: String
-    private let fd: Int32
+    private let socket: FileDescriptor
     private var decoder: FrameDecoder
     private var frames: [[UInt8]] = []
 
@@ -17,26 +18,22 @@ public final class VarlinkConnection {
     public init(path: String, maxReplyBytes: Int = 16 * 1024 * 1024) throws(FleetClientError) {
         self.path = path
         decoder = FrameDecoder(limit: maxReplyBytes)
-        guard let address = UnixSocketAddress(path: path) else { throw .unreachable(path: path, errno: ENAMETOOLONG) }
-        // The descriptor is stored only once connected: a throw after every property is set runs deinit, whose
-        // close would then close the number a second time, by then perhaps another thread's descriptor.
-        let socketFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard socketFD >= 0 else { throw .io(operation: "socket", errno: errno) }
-        var result: Int32
-        repeat { result = address.withSockaddr { connect(socketFD, $0, $1) } } while result != 0 && errno == EINTR
-        guard result == 0 else {
-            let code = errno
-            close(socketFD)
-            if code == EACCES || code == EPERM { throw .socketPermissionDenied(path: path) }
-            throw .unreachable(path: path, errno: code)
+        guard let address = UnixSocketAddress(path: path) else { throw .unreachable(path: path, errno: Errno(rawValue: ENAMETOOLONG)) }
+        let socket: FileDescriptor
+        do { socket = try .unixStreamSocket(nonBlocking: false) } catch { throw .io(operation: "socket", errno: error) }
+        let number = socket.rawValue
+        do {
+            try nothingOrErrno { address.withSockaddr { connect(number, $0, $1) } }
+        } catch {
+            // `socket` closes itself on the way out.
+            if error == .permissionDenied || error == .notPermitted { throw .socketPermissionDenied(path: path) }
+            throw .unreachable(path: path, errno: error)
         }
-        fd = socketFD
+        self.socket = socket
     }
 
-    deinit { close(fd) }
-
-    /// The underlying descriptor, for tests that need to misbehave (stop reading, send garbage).
-    public var descriptor: Int32 { fd }
+    /// The underlying descriptor's number, for tests that need to misbehave (stop reading, send garbage).
+    public var descriptor: Int32 { socket.rawValue }
 
     /// Sends a call without waiting for the reply.
     public func send(_ call: VarlinkCall) throws(FleetClientError) {
@@ -45,17 +42,16 @@ public final class VarlinkConnection {
 
     /// Sends raw bytes (tests use this for malformed frames).
     public func sendRaw(_ bytes: [UInt8]) throws(FleetClientError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw in
-                Glibc.send(fd, raw.baseAddress.map { $0 + offset }, bytes.count - offset, Int32(MSG_NOSIGNAL))
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                if errno == EPIPE || errno == ECONNRESET { throw .connectionClosed }
-                throw .io(operation: "send", errno: errno)
-            }
-            offset += written
+        do {
+            try bytes.withUnsafeBytes { raw in
+                Result { () throws(Errno) in
+                    var offset = 0
+                    while offset < raw.count { offset += try socket.send(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
+                }
+            }.get()
+        } catch {
+            if error == .brokenPipe || error == .connectionReset { throw .connectionClosed }
+            throw .io(operation: "send", errno: error)
         }
     }
 
@@ -77,18 +73,24 @@ public final class VarlinkConnection {
             if let deadline {
                 let remaining = deadline - .now
                 guard remaining > .zero else { throw .timedOut }
-                var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&descriptor, 1, Int32(clamping: Int((remaining / .milliseconds(1)).rounded(.up))))
-                if ready < 0, errno != EINTR { throw .io(operation: "poll", errno: errno) }
+                var descriptors = [pollfd(fd: socket.rawValue, events: Int16(POLLIN), revents: 0)]
+                let ready: Int
+                do {
+                    // An interrupting signal counts as nothing ready: the next turn recomputes what is left.
+                    ready = try Poll.wait(&descriptors, timeoutMilliseconds: Int32(clamping: Int((remaining / .milliseconds(1)).rounded(.up))))
+                } catch {
+                    throw .io(operation: "poll", errno: error)
+                }
                 if ready == 0 { continue }
             }
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count == 0 { throw .connectionClosed }
-            if count < 0 {
-                if errno == EINTR { continue }
-                if errno == ECONNRESET { throw .connectionClosed }
-                throw .io(operation: "recv", errno: errno)
+            let count: Int
+            do {
+                count = try buffer.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try socket.receive(into: raw) } }.get()
+            } catch {
+                if error == .connectionReset { throw .connectionClosed }
+                throw .io(operation: "recv", errno: error)
             }
+            if count == 0 { throw .connectionClosed }
             for output in decoder.feed(buffer[0..<count]) {
                 switch output {
                 case .frame(let bytes): frames.append(bytes)

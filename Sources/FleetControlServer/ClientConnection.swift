@@ -2,12 +2,14 @@
 import Glibc
 #endif
 import FleetProtocol
+import FleetSystem
 import Synchronization
 
 /// One accepted client: its socket, a bounded output buffer, and the stream of calls read from it.
 ///
 /// Reply tasks call `send` from any thread; only the server's poll thread reads, flushes and closes
-/// the descriptor, so a closed descriptor number is never written to after reuse.
+/// the descriptor. The descriptor itself lives in `output`, under the lock every send takes, so closing it
+/// and writing to it cannot interleave and a closed number is never written to after reuse.
 final class ClientConnection: ReplySink {
     /// What the poll thread hands to the connection's call-handling task, in arrival order.
     enum Inbound: Sendable {
@@ -18,7 +20,9 @@ final class ClientConnection: ReplySink {
         case fatal(VarlinkError)
     }
 
-    struct Output {
+    struct Output: ~Copyable {
+        /// The client's socket; nil once closed (which closed it).
+        var socket: FileDescriptor?
         var bytes: [UInt8] = []
         var offset = 0
         var closed = false
@@ -28,6 +32,32 @@ final class ClientConnection: ReplySink {
         var closeDeadline: ContinuousClock.Instant?
 
         var pendingCount: Int { bytes.count - offset }
+
+        /// Sends what the socket takes of `buffer`; `.badFileDescriptor` once closed.
+        func send(_ buffer: UnsafeRawBufferPointer) throws(Errno) -> Int {
+            switch socket {
+            case .some(let open): return try open.send(buffer)
+            case .none: throw .badFileDescriptor
+            }
+        }
+
+        /// Writes as much pending output as the socket takes. False when the connection failed (an error other
+        /// than a full socket, or a send that took nothing).
+        mutating func flush() -> Bool {
+            while pendingCount > 0 {
+                let sent = bytes.withUnsafeBytes { raw in
+                    Result { () throws(Errno) in try send(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
+                }
+                switch sent {
+                case .success(let count) where count > 0: offset += count
+                case .success: return false
+                case .failure(let error): return error == .wouldBlock
+                }
+            }
+            bytes.removeAll(keepingCapacity: bytes.capacity <= 65_536)
+            offset = 0
+            return true
+        }
     }
 
     /// Whether a call is being answered, and since when the connection has been quiet otherwise.
@@ -36,20 +66,22 @@ final class ClientConnection: ReplySink {
         var quietSince: ContinuousClock.Instant
     }
 
+    /// The socket's number, for poll and as the server's key; `output` owns the descriptor itself.
     let fd: Int32
     let authority: CallerAuthority
     let peer: PeerCredentials
     let bound: Int
     let inbound: AsyncStream<Inbound>
     let inboundContinuation: AsyncStream<Inbound>.Continuation
-    private let output = Mutex(Output())
+    private let output: Mutex<Output>
     private let activity = Mutex(Activity(quietSince: .now))
     private let wake: @Sendable () -> Void
     private let slowConsumerGrace: Duration
 
-    init(fd: Int32, peer: PeerCredentials, authority: CallerAuthority, bound: Int, slowConsumerGrace: Duration,
+    init(socket: consuming FileDescriptor, peer: PeerCredentials, authority: CallerAuthority, bound: Int, slowConsumerGrace: Duration,
          wake: @escaping @Sendable () -> Void) {
-        self.fd = fd
+        fd = socket.rawValue
+        output = Mutex(Output(socket: socket))
         self.peer = peer
         self.authority = authority
         self.bound = bound
@@ -70,14 +102,18 @@ final class ClientConnection: ReplySink {
             }
             if state.pendingCount == 0 {
                 // Fast path: write straight away so an idle client gets its answer without a poll wake-up.
-                let written = frame.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                if written == frame.count { return .queued }
-                if written < 0, errno != EAGAIN, errno != EWOULDBLOCK {
+                let sent = frame.withUnsafeBytes { raw in Result { () throws(Errno) in try state.send(raw) } }
+                var written = 0
+                switch sent {
+                case .success(let count): written = count
+                case .failure(.wouldBlock): break
+                case .failure:
                     state.closeAfterFlush = true
                     state.closeDeadline = .now
                     return .closed
                 }
-                state.bytes = Array(frame[max(written, 0)...])
+                if written == frame.count { return .queued }
+                state.bytes = Array(frame[written...])
                 state.offset = 0
             } else {
                 state.bytes.append(contentsOf: frame)
@@ -113,27 +149,23 @@ final class ClientConnection: ReplySink {
         wake()
     }
 
+    /// Poll thread: receives what has arrived, at most `buffer.count` bytes; 0 is end of input. Under the
+    /// lock only so that the descriptor is read where it is owned; the poll thread is its one reader.
+    func receive(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        try output.withLock { state throws(Errno) -> Int in
+            switch state.socket {
+            case .some(let open): return try open.receive(into: buffer)
+            case .none: throw .badFileDescriptor
+            }
+        }
+    }
+
     /// Bytes waiting to be written.
     var pendingOutput: Int { output.withLock { $0.pendingCount } }
 
     /// Poll thread: writes as much buffered output as the socket takes. Returns false on a write error.
     func flush() -> Bool {
-        output.withLock { state in
-            while state.pendingCount > 0 {
-                let written = state.bytes.withUnsafeBytes { raw in
-                    Glibc.send(fd, raw.baseAddress.map { $0 + state.offset }, state.pendingCount, Int32(MSG_NOSIGNAL))
-                }
-                if written > 0 {
-                    state.offset += written
-                    continue
-                }
-                if written < 0, errno == EINTR { continue }
-                return written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)
-            }
-            state.bytes.removeAll(keepingCapacity: state.bytes.capacity <= 65_536)
-            state.offset = 0
-            return true
-        }
+        output.withLock { $0.flush() }
     }
 
     /// Poll thread: whether the connection should be closed now.
@@ -155,7 +187,7 @@ final class ClientConnection: ReplySink {
             state.closed = true
             state.bytes = []
             state.offset = 0
-            _ = Glibc.close(fd)
+            state.socket = nil
         }
         inboundContinuation.finish()
     }

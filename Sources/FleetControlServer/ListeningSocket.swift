@@ -2,11 +2,13 @@
 import Glibc
 #endif
 import FleetProtocol
+import FleetSystem
 
-/// The server's listening Unix stream socket: bound to a path with a mode and group, or inherited.
-public struct ListeningSocket: Sendable {
-    /// The listening file descriptor (non-blocking, close-on-exec).
-    public let fd: Int32
+/// The server's listening Unix stream socket: bound to a path with a mode and group, or inherited. It owns
+/// its descriptor, which is closed exactly once, when the value goes away.
+public struct ListeningSocket: ~Copyable, Sendable {
+    /// The listening descriptor (non-blocking, close-on-exec).
+    public let descriptor: FileDescriptor
     /// The path this process bound and should unlink on shutdown; nil for an inherited socket.
     public let ownedPath: String?
 
@@ -14,50 +16,47 @@ public struct ListeningSocket: Sendable {
     /// the parent directory is created if missing, and the socket gets `mode` and, if given, group `gid`.
     public static func bind(path: String, mode: mode_t, gid: gid_t?) throws(ControlSocketError) -> ListeningSocket {
         guard let address = UnixSocketAddress(path: path) else {
-            throw ControlSocketError(operation: "socket address", path: path, errno: ENAMETOOLONG)
+            throw ControlSocketError(operation: "socket address", path: path, errno: Errno(rawValue: ENAMETOOLONG))
         }
         try removeStaleSocket(at: path)
         try createParentDirectory(of: path)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ControlSocketError(operation: "socket", path: path, errno: errno) }
+        let socket: FileDescriptor
+        do { socket = try .unixStreamSocket(nonBlocking: true) } catch { throw ControlSocketError(operation: "socket", path: path, errno: error) }
+        let number = socket.rawValue
         // Bind under a restrictive umask so the socket never exists, even briefly, with wider permissions.
         let previousMask = umask(0o177)
-        let bound = address.withSockaddr { Glibc.bind(fd, $0, $1) }
-        let bindErrno = errno
+        let bound = Result { () throws(Errno) in try nothingOrErrno { address.withSockaddr { Glibc.bind(number, $0, $1) } } }
         umask(previousMask)
-        guard bound == 0 else {
-            close(fd)
-            throw ControlSocketError(operation: "bind", path: path, errno: bindErrno)
+        if case .failure(let error) = bound { throw ControlSocketError(operation: "bind", path: path, errno: error) }
+        // From here on the path is this process's socket: a failure removes it again (the descriptor closes
+        // itself when `socket` goes away).
+        func unbinding(_ operation: String, detail: String? = nil, _ call: () -> Int32) throws(ControlSocketError) {
+            do { try nothingOrErrno(call) } catch {
+                try? removeFile(path)
+                throw ControlSocketError(operation: operation, path: path, errno: error, detail: detail)
+            }
         }
-        if let gid, chown(path, uid_t.max, gid) != 0 {
-            let failure = ControlSocketError(operation: "chown", path: path, errno: errno, detail: "group \(gid)")
-            close(fd)
-            unlink(path)
-            throw failure
-        }
-        guard chmod(path, mode) == 0 else {
-            let failure = ControlSocketError(operation: "chmod", path: path, errno: errno)
-            close(fd)
-            unlink(path)
-            throw failure
-        }
-        guard listen(fd, 128) == 0 else {
-            let failure = ControlSocketError(operation: "listen", path: path, errno: errno)
-            close(fd)
-            unlink(path)
-            throw failure
-        }
-        return ListeningSocket(fd: fd, ownedPath: path)
+        if let gid { try unbinding("chown", detail: "group \(gid)") { chown(path, uid_t.max, gid) } }
+        try unbinding("chmod") { chmod(path, mode) }
+        try unbinding("listen") { listen(number, 128) }
+        return ListeningSocket(descriptor: socket, ownedPath: path)
     }
 
-    /// Adopts an already-listening descriptor (e.g. from systemd socket activation), making it non-blocking.
+    /// Adopts an already-listening descriptor (e.g. from systemd socket activation), making it non-blocking
+    /// and close-on-exec; from here on this value owns it.
     public static func adopt(fd: Int32) throws(ControlSocketError) -> ListeningSocket {
-        let flags = fcntl(fd, F_GETFL)
-        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else {
-            throw ControlSocketError(operation: "fcntl(O_NONBLOCK) on inherited fd \(fd)", errno: errno)
+        let socket = FileDescriptor(owning: fd)
+        do {
+            try socket.setNonBlocking(true)
+        } catch {
+            throw ControlSocketError(operation: "fcntl(O_NONBLOCK) on inherited fd \(fd)", errno: error)
         }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        return ListeningSocket(fd: fd, ownedPath: nil)
+        do {
+            try nothingOrErrno { fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        } catch {
+            throw ControlSocketError(operation: "fcntl(FD_CLOEXEC) on inherited fd \(fd)", errno: error)
+        }
+        return ListeningSocket(descriptor: socket, ownedPath: nil)
     }
 
     /// The first socket-activation descriptor (fd 3) when `LISTEN_PID` names this process and
@@ -72,9 +71,9 @@ public struct ListeningSocket: Sendable {
         var info = stat()
         guard lstat(path, &info) == 0 else { return }
         guard info.st_mode & S_IFMT == S_IFSOCK else {
-            throw ControlSocketError(operation: "remove stale socket", path: path, errno: EEXIST, detail: "not a socket; refusing to remove it")
+            throw ControlSocketError(operation: "remove stale socket", path: path, errno: .fileExists, detail: "not a socket; refusing to remove it")
         }
-        guard unlink(path) == 0 else { throw ControlSocketError(operation: "unlink stale socket", path: path, errno: errno) }
+        do { try removeFile(path) } catch { throw ControlSocketError(operation: "unlink stale socket", path: path, errno: error) }
     }
 
     private static func createParentDirectory(of path: String) throws(ControlSocketError) {
@@ -82,8 +81,11 @@ public struct ListeningSocket: Sendable {
         let parent = String(path[..<slash])
         var info = stat()
         if stat(parent, &info) == 0 { return }
-        guard mkdir(parent, 0o755) == 0 || errno == EEXIST else {
-            throw ControlSocketError(operation: "mkdir", path: parent, errno: errno)
+        do {
+            try nothingOrErrno { mkdir(parent, 0o755) }
+        } catch {
+            // Another process creating it in between is as good as creating it here.
+            guard error == .fileExists else { throw ControlSocketError(operation: "mkdir", path: parent, errno: error) }
         }
     }
 }

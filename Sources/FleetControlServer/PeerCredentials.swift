@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FleetSystem
 
 /// Who is on the other end of a Unix socket, from `SO_PEERCRED` (taken by the kernel at connect time).
 public struct PeerCredentials: Sendable, Equatable {
@@ -14,15 +15,21 @@ public struct PeerCredentials: Sendable, Equatable {
         self.gid = gid
     }
 
-    /// Reads the credentials of the peer of connected socket `fd`.
-    public static func of(socket fd: Int32) throws(ControlSocketError) -> PeerCredentials {
+    /// Reads the credentials of the peer of connected `socket`.
+    public static func of(socket: borrowing FileDescriptor) throws(ControlSocketError) -> PeerCredentials {
         // Glibc's `struct ucred` needs _GNU_SOURCE, which Swift's Glibc module lacks; its layout is
         // three 32-bit fields (pid, uid, gid), so read it as that.
+        let expected = socklen_t(MemoryLayout<UInt32>.size * 3)
         var fields: [UInt32] = [0, 0, 0]
-        var length = socklen_t(MemoryLayout<UInt32>.size * 3)
-        let result = fields.withUnsafeMutableBytes { getsockopt(fd, SOL_SOCKET, SO_PEERCRED, $0.baseAddress, &length) }
-        guard result == 0, length == socklen_t(MemoryLayout<UInt32>.size * 3) else {
-            throw ControlSocketError(operation: "getsockopt(SO_PEERCRED)", errno: errno)
+        var length = expected
+        let number = socket.rawValue
+        do {
+            try nothingOrErrno { fields.withUnsafeMutableBytes { getsockopt(number, SOL_SOCKET, SO_PEERCRED, $0.baseAddress, &length) } }
+        } catch {
+            throw ControlSocketError(operation: "getsockopt(SO_PEERCRED)", errno: error)
+        }
+        guard length == expected else {
+            throw ControlSocketError(operation: "getsockopt(SO_PEERCRED)", detail: "the kernel returned \(length) bytes, not \(expected)")
         }
         return PeerCredentials(pid: pid_t(bitPattern: fields[0]), uid: fields[1], gid: fields[2])
     }

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import FleetProtocol
+import FleetSystem
 import Foundation
 import Synchronization
 
@@ -61,11 +62,10 @@ public final class VarlinkServer: Sendable {
 
     public let configuration: Configuration
     private let service: FleetService
-    private let listener: ListeningSocket
     private let authorization: ControlAuthorization
-    private let wakeFD: Int32
-    /// The self-pipe's write end; nil once the poll thread has closed it, so a late wake never writes to a reused descriptor.
-    private let wakeWriteFD: Mutex<Int32?>
+    /// Wakes the poll thread when replies are queued or the server stops. Shared with the poll thread, so it
+    /// stays open while anyone may still call `wake()`.
+    private let wakeup: WakeupPipe
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let log: @Sendable (String) -> Void
@@ -78,31 +78,26 @@ public final class VarlinkServer: Sendable {
         var controlGID: gid_t?
         if let group = configuration.controlGroup {
             guard let gid = PeerCredentials.groupID(named: group) else {
-                throw ControlSocketError(operation: "look up control group", errno: 0, detail: "no group named \(group)")
+                throw ControlSocketError(operation: "look up control group", detail: "no group named \(group)")
             }
             controlGID = gid
         }
         authorization = ControlAuthorization(controlGID: controlGID)
+        let listener: ListeningSocket
         if let inherited = configuration.inheritedDescriptor {
             listener = try ListeningSocket.adopt(fd: inherited)
         } else {
             listener = try ListeningSocket.bind(path: configuration.socketPath, mode: configuration.socketMode, gid: controlGID)
         }
-        // A self-pipe wakes the poll thread when replies are queued (eventfd is not visible to Swift's Glibc).
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else {
-            let failure = ControlSocketError(operation: "pipe", errno: errno)
-            close(listener.fd)
-            if let path = listener.ownedPath { unlink(path) }
-            throw failure
+        // The wake-up is the last stored property: a throw once every property is set would run deinit, whose
+        // stop() would wait for a poll thread that never started.
+        do {
+            wakeup = try WakeupPipe()
+        } catch {
+            if let path = listener.ownedPath { try? removeFile(path) }
+            throw ControlSocketError(operation: "eventfd", errno: error)
         }
-        for end in ends {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-        }
-        wakeFD = ends[0]
-        wakeWriteFD = Mutex(ends[1])
-        let loop = PollLoop(server: self)
+        let loop = PollLoop(server: self, listener: listener)
         let thread = Thread { loop.run() }
         thread.name = "fleetd-control"
         thread.start()
@@ -118,11 +113,7 @@ public final class VarlinkServer: Sendable {
     deinit { stop() }
 
     fileprivate func signalWake() {
-        wakeWriteFD.withLock { fd in
-            guard let fd else { return }
-            var one: UInt8 = 1
-            _ = write(fd, &one, 1)
-        }
+        wakeup.wake()
     }
 
     /// The poll thread's state: owned by that thread alone, hence the unchecked conformance.
@@ -135,25 +126,50 @@ public final class VarlinkServer: Sendable {
         }
 
         unowned let server: VarlinkServer
+        /// The listening socket, owned by this thread; nil once closed at the end of `run`.
+        var listener: ListeningSocket?
+        /// Its number, for poll.
+        let listenFD: Int32
+        /// The socket file to remove on the way out; nil for an inherited socket.
+        let ownedPath: String?
         var clients: [Int32: Client] = [:]
         var connectionsPerUID: [uid_t: Int] = [:]
         var readBuffer = [UInt8](repeating: 0, count: 65_536)
         /// An open /dev/null held back for the moment `accept` fails with EMFILE: closing it makes room to take
         /// the waiting connection off the queue (and close it), instead of leaving the listener readable for ever.
-        var reserve: Int32?
+        var reserve: FileDescriptor?
         /// Set when the listener cannot be drained (no reserve, or the kernel out of memory): it is left out of
         /// poll until then, so a readable listener cannot make the thread spin.
         var listenerPausedUntil: ContinuousClock.Instant?
         var throttle = LogThrottle()
 
-        init(server: VarlinkServer) {
+        init(server: VarlinkServer, listener: consuming ListeningSocket) {
             self.server = server
+            listenFD = listener.descriptor.rawValue
+            ownedPath = listener.ownedPath
+            self.listener = consume listener
             reserve = Self.openReserve()
         }
 
-        static func openReserve() -> Int32? {
-            let fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
-            return fd >= 0 ? fd : nil
+        /// /dev/null, or nil when even that cannot be opened (out of descriptors already): `run` and
+        /// `shedWithReserve` say so in the log and pause the listener instead.
+        static func openReserve() -> FileDescriptor? {
+            do { return try FileDescriptor.open("/dev/null", O_RDONLY) } catch { return nil }
+        }
+
+        var hasReserve: Bool {
+            switch reserve {
+            case .some: return true
+            case .none: return false
+            }
+        }
+
+        /// The next waiting connection on the listener (`.badFileDescriptor` once the listener is closed).
+        func acceptOne() throws(Errno) -> FileDescriptor {
+            switch listener {
+            case .some(let socket): return try socket.descriptor.acceptConnection()
+            case .none: throw .badFileDescriptor
+            }
         }
 
         func note(_ key: String, _ message: String, now: ContinuousClock.Instant = .now) {
@@ -161,10 +177,9 @@ public final class VarlinkServer: Sendable {
         }
 
         func run() {
-            let listenFD = server.listener.fd
-            let wakeFD = server.wakeFD
+            let wakeFD = server.wakeup.descriptor
             let idleTimeout = server.configuration.idleTimeout
-            if reserve == nil { note("reserve", "control socket: cannot open /dev/null as a reserve descriptor; running out of descriptors will pause accepts instead") }
+            if !hasReserve { note("reserve", "control socket: cannot open /dev/null as a reserve descriptor; running out of descriptors will pause accepts instead") }
             while !server.stopping.load(ordering: .acquiring) {
                 var now = ContinuousClock.now
                 if let until = listenerPausedUntil, now >= until { listenerPausedUntil = nil }
@@ -183,15 +198,13 @@ public final class VarlinkServer: Sendable {
                     }
                 }
                 let timeout: Int32 = deadline.map { Int32(clamping: max(0, Int((($0 - now) / .milliseconds(1)).rounded(.up)))) } ?? -1
-                let ready = poll(&fds, nfds_t(fds.count), timeout)
-                if ready < 0, errno != EINTR {
-                    server.log("control socket poll failed: \(String(cString: strerror(errno)))")
+                do {
+                    _ = try Poll.wait(&fds, timeoutMilliseconds: timeout)
+                } catch {
+                    server.log("control socket poll failed: \(error)")
                     break
                 }
-                if fds[1].revents != 0 {
-                    var drain = [UInt8](repeating: 0, count: 256)
-                    while read(wakeFD, &drain, drain.count) > 0 {}
-                }
+                if fds[1].revents != 0 { server.wakeup.drain() }
                 if fds[0].revents & Int16(POLLIN) != 0 { acceptClients() }
                 for entry in fds.dropFirst(2) where entry.revents != 0 { service(fd: entry.fd, revents: entry.revents) }
                 now = .now
@@ -206,92 +219,86 @@ public final class VarlinkServer: Sendable {
                 }
             }
             for fd in Array(clients.keys) { drop(fd) }
-            if let reserve { close(reserve) }
-            close(listenFD)
-            close(wakeFD)
-            server.wakeWriteFD.withLock { fd in
-                if let open = fd { close(open) }
-                fd = nil
+            reserve = nil
+            listener = nil
+            if let ownedPath {
+                do { try removeFile(ownedPath) } catch { server.log("control socket: cannot remove \(ownedPath): \(error)") }
             }
-            if let path = server.listener.ownedPath { unlink(path) }
             server.finished.signal()
         }
 
         func acceptClients() {
+            // A refused connection is closed by its descriptor going out of scope at `continue`.
             while true {
-                let fd = accept(server.listener.fd, nil, nil)
-                if fd >= 0 {
-                    // accept4 needs _GNU_SOURCE, which Swift's Glibc module lacks.
-                    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                }
-                if fd < 0 {
-                    let code = errno
-                    switch code {
-                    case EINTR, ECONNABORTED: continue
-                    case EAGAIN, EWOULDBLOCK: return
-                    case EMFILE, ENFILE:
-                        if shedWithReserve(code) { continue }
+                let socket: FileDescriptor
+                do {
+                    socket = try acceptOne()
+                } catch {
+                    switch error {
+                    case Errno(rawValue: ECONNABORTED): continue
+                    case .wouldBlock: return
+                    case .tooManyOpenFiles, Errno(rawValue: ENFILE):
+                        if shedWithReserve(error) { continue }
                         return
                     default:
                         // ENOBUFS, ENOMEM: nothing this thread can free; try again shortly rather than spin.
-                        note("accept", "control socket accept failed: \(String(cString: strerror(code))); pausing accepts for 100 ms")
+                        note("accept", "control socket accept failed: \(error); pausing accepts for 100 ms")
                         listenerPausedUntil = .now + .milliseconds(100)
                         return
                     }
                 }
                 guard clients.count < server.configuration.maxClients else {
                     note("full", "refused a control client: \(clients.count) clients already connected")
-                    close(fd)
                     continue
                 }
                 let peer: PeerCredentials
                 do {
-                    peer = try PeerCredentials.of(socket: fd)
+                    peer = try PeerCredentials.of(socket: socket)
                 } catch {
                     note("peer", "refused a control client: \(error)")
-                    close(fd)
                     continue
                 }
                 let held = connectionsPerUID[peer.uid, default: 0]
                 guard held < server.configuration.maxConnectionsPerPeer else {
                     note("peer-cap.\(peer.uid)", "refused a control client (pid \(peer.pid)): uid \(peer.uid) already holds \(held) connections")
-                    close(fd)
                     continue
                 }
                 connectionsPerUID[peer.uid] = held + 1
-                register(fd: fd, peer: peer)
+                register(socket: socket, peer: peer)
             }
         }
 
         /// Takes one waiting connection off the queue with the reserve descriptor's slot and closes it. False when
         /// there is nothing more to do now: no connection was waiting, or no reserve (the listener is then paused).
-        func shedWithReserve(_ code: Int32) -> Bool {
-            guard let spare = reserve else {
-                note("emfile", "control socket: out of file descriptors (\(String(cString: strerror(code)))) and no reserve; pausing accepts for 100 ms")
+        func shedWithReserve(_ shortage: Errno) -> Bool {
+            guard hasReserve else {
+                note("emfile", "control socket: out of file descriptors (\(shortage)) and no reserve; pausing accepts for 100 ms")
                 listenerPausedUntil = .now + .milliseconds(100)
                 reserve = Self.openReserve()
                 return false
             }
-            close(spare)
             reserve = nil
-            let fd = accept(server.listener.fd, nil, nil)
-            let acceptErrno = errno
-            if fd >= 0 { close(fd) }
+            var acceptFailure: Errno?
+            do {
+                // Accepted only to be closed at once, which frees the slot for the reserve again.
+                _ = try acceptOne()
+            } catch {
+                acceptFailure = error
+            }
             reserve = Self.openReserve()
-            if fd >= 0 {
-                note("emfile", "control socket: out of file descriptors (\(String(cString: strerror(code)))); refused a connection with the reserve descriptor")
+            guard let acceptFailure else {
+                note("emfile", "control socket: out of file descriptors (\(shortage)); refused a connection with the reserve descriptor")
                 return true
             }
-            if acceptErrno == EAGAIN || acceptErrno == EWOULDBLOCK { return false }
-            note("emfile", "control socket: out of file descriptors (\(String(cString: strerror(code)))) even after freeing the reserve; pausing accepts for 100 ms")
+            if acceptFailure == .wouldBlock { return false }
+            note("emfile", "control socket: out of file descriptors (\(shortage)) even after freeing the reserve; pausing accepts for 100 ms")
             listenerPausedUntil = .now + .milliseconds(100)
             return false
         }
 
-        func register(fd: Int32, peer: PeerCredentials) {
+        func register(socket: consuming FileDescriptor, peer: PeerCredentials) {
             let server = self.server
-            let connection = ClientConnection(fd: fd, peer: peer, authority: server.authorization.authority(for: peer),
+            let connection = ClientConnection(socket: socket, peer: peer, authority: server.authorization.authority(for: peer),
                                               bound: server.configuration.maxBufferedOutputBytes,
                                               slowConsumerGrace: server.configuration.slowConsumerGrace,
                                               wake: { [weak server] in server?.signalWake() })
@@ -313,14 +320,15 @@ public final class VarlinkServer: Sendable {
                 }
                 connection.closeAfterFlush()
             }
-            clients[fd] = Client(connection: connection, decoder: FrameDecoder(limit: server.configuration.maxRequestBytes), reading: true, task: task)
+            clients[connection.fd] = Client(connection: connection, decoder: FrameDecoder(limit: server.configuration.maxRequestBytes), reading: true, task: task)
         }
 
         func service(fd: Int32, revents: Int16) {
             guard var client = clients[fd] else { return }
             if revents & Int16(POLLIN) != 0, client.reading {
-                let count = readBuffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                if count > 0 {
+                let connection = client.connection
+                let received = readBuffer.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try connection.receive(into: raw) } }
+                if case .success(let count) = received, count > 0 {
                     for output in client.decoder.feed(readBuffer[0..<count]) {
                         switch output {
                         case .frame(let bytes):
@@ -346,11 +354,11 @@ public final class VarlinkServer: Sendable {
                         if !client.reading { break }
                     }
                     if !client.reading { client.connection.inboundContinuation.finish() }
-                } else if count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-                    // End of input: answer what was asked, then close.
+                } else if received != .failure(.wouldBlock) {
+                    // End of input (or a failed read): answer what was asked, then close.
                     client.reading = false
                     client.connection.inboundContinuation.finish()
-                    if revents & Int16(POLLHUP | POLLERR) != 0, count < 0 { clients[fd] = client; drop(fd); return }
+                    if case .failure = received, revents & Int16(POLLHUP | POLLERR) != 0 { clients[fd] = client; drop(fd); return }
                 }
             } else if revents & Int16(POLLERR | POLLNVAL) != 0 {
                 clients[fd] = client

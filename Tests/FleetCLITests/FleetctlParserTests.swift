@@ -82,7 +82,7 @@ import Testing
 
     @Test func exitCodesAreTheDocumentedNumbers() {
         #expect(FleetctlExitCode.allCases.map(\.rawValue) == [0, 1, 2, 3, 4, 5])
-        #expect(FleetctlExitCode(.unreachable(path: "/x", errno: 2)) == .unreachable)
+        #expect(FleetctlExitCode(.unreachable(path: "/x", errno: .noSuchFileOrDirectory)) == .unreachable)
         #expect(FleetctlExitCode(.socketPermissionDenied(path: "/x")) == .permissionDenied)
         #expect(FleetctlExitCode(.remote(.permissionDenied(method: "m"))) == .permissionDenied)
         #expect(FleetctlExitCode(.remote(FleetControlError.ambiguousDevice(reference: "a", candidates: []).varlinkError)) == .deviceNotFound)

@@ -23,7 +23,7 @@ import Testing
     }
 
     static func fleetctl(as user: String, initGroups: Bool = false, _ arguments: [String], socket: String) async throws -> (code: Int32, stdout: String, stderr: String) {
-        guard let entry = getpwnam(user) else { throw ControlSocketError(operation: "getpwnam", errno: 0, detail: user) }
+        guard let entry = getpwnam(user) else { throw ControlSocketError(operation: "getpwnam", detail: user) }
         let binary = BuildProducts.path("fleetctl")
         #expect(FileManager.default.isExecutableFile(atPath: binary), "build fleetctl first (swift build) — looked in \(binary)")
         let command = ["--reuid=\(entry.pointee.pw_uid)", "--regid=\(entry.pointee.pw_gid)", initGroups ? "--init-groups" : "--clear-groups",

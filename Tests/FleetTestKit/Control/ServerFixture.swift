@@ -13,7 +13,7 @@ public final class ServerFixture: Sendable {
 
     public init(configure: (inout VarlinkServer.Configuration) -> Void = { _ in }, backend: InMemoryBackend = InMemoryBackend()) throws {
         var template = Array("/tmp/fleetctl-test-XXXXXX".utf8CString)
-        guard let created = mkdtemp(&template) else { throw ControlSocketError(operation: "mkdtemp", errno: errno) }
+        guard let created = mkdtemp(&template) else { throw ControlSocketError(operation: "mkdtemp", errno: .current) }
         directory = String(cString: created)
         // Other users (permission tests) must be able to reach the socket inside.
         chmod(directory, 0o755)
