@@ -1,4 +1,7 @@
 extension Duration {
+    /// Whole milliseconds, rounded down: the unit of log fields (`FLEET_DELAY_MS`) and of fleetctl's figures.
+    public var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+
     /// Whole and fractional seconds, for arithmetic on ceilings; exact to well below a nanosecond for the
     /// minutes-long delays Policy deals with.
     var seconds: Double {

@@ -1,3 +1,5 @@
+import Policy
+
 /// Every MESSAGE_ID fleetd emits, in one place. Each has an entry in deploy/fleetd.catalog (a unit test
 /// checks both directions).
 public enum FleetMessageID: String, Sendable, CaseIterable {
@@ -62,9 +64,4 @@ public struct LifecycleEvent: Sendable, Hashable {
         if let delay { out["delay_ms"] = String(delay.milliseconds) }
         return out
     }
-}
-
-extension Duration {
-    /// Whole milliseconds, rounded down.
-    public var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
 }

@@ -16,8 +16,11 @@ struct SupervisorClockTests {
     let normalID = DeviceID("addr-C00000000001")
     let criticalID = DeviceID("addr-C00000000002")
 
-    /// fleetd's supervisor on the harness's simulator, one adapter of one slot, on `clock`.
-    func supervisor(_ harness: FleetHarness, clock: ManualSupervisorClock) async throws -> FleetSupervisor {
+    /// fleetd's supervisor on the simulator with the normal device, one adapter of one slot, on a manual clock;
+    /// returned once the normal device is ready.
+    func running() async throws -> (FleetHarness, ManualSupervisorClock, FleetSupervisor) {
+        let harness = try await FleetHarness(scenario: "adapters 1\n" + Self.normal, configuration: "", startFleetd: false)
+        let clock = ManualSupervisorClock()
         let machine = try FleetStateMachine(
             settings: FleetStateMachine.Settings(defaultCapacity: 1), rules: [],
             wanted: [WantedDevice(id: normalID, policyClass: .normal, subscribe: ["00002a37-0000-1000-8000-00805f9b34fb"]),
@@ -27,18 +30,16 @@ struct SupervisorClockTests {
         let supervisor = FleetSupervisor(machine: machine, client: client, logger: Logger(label: "test", handler: RecordingLogHandler()),
                                          store: nil, clock: clock)
         try await supervisor.start()
-        return supervisor
+        try await waitUntil("the normal device ready") { await phase(supervisor, normalID) == .ready }
+        return (harness, clock, supervisor)
     }
 
     func phase(_ supervisor: FleetSupervisor, _ id: DeviceID) async -> DevicePhase? { await supervisor.state.devices[id]?.phase }
 
     @Test("a link a few seconds old is not evicted when the wall clock jumps two hours ahead")
     func evictionIgnoresAWallClockStep() async throws {
-        let harness = try await FleetHarness(scenario: "adapters 1\n" + Self.normal, configuration: "", startFleetd: false)
+        let (harness, clock, supervisor) = try await running()
         defer { harness.stop() }
-        let clock = ManualSupervisorClock()
-        let supervisor = try await supervisor(harness, clock: clock)
-        try await waitUntil("the normal device ready") { await phase(supervisor, normalID) == .ready }
 
         clock.advance(by: .seconds(5))
         clock.stepWall(by: 2 * 3600)
@@ -57,11 +58,8 @@ struct SupervisorClockTests {
 
     @Test("a quick link drop keeps counting failures when the wall clock jumps two hours ahead")
     func backoffIgnoresAWallClockStep() async throws {
-        let harness = try await FleetHarness(scenario: "adapters 1\n" + Self.normal, configuration: "", startFleetd: false)
+        let (harness, clock, supervisor) = try await running()
         defer { harness.stop() }
-        let clock = ManualSupervisorClock()
-        let supervisor = try await supervisor(harness, clock: clock)
-        try await waitUntil("ready") { await phase(supervisor, normalID) == .ready }
 
         _ = try await harness.sim("DropLink", [.string("n1")])
         try await waitUntil("backing off") { if case .backoff = await phase(supervisor, normalID) { true } else { false } }

@@ -67,11 +67,6 @@ public final class BlueZClient: Sendable {
 
     // MARK: Adapter
 
-    public func setPowered(adapter: String, _ on: Bool) async throws(BlueZError) {
-        try await invoke("Set Powered", adapter, BlueZName.properties, "Set",
-                         [.string(BlueZName.adapter), .string("Powered"), .variant(.boolean(on))])
-    }
-
     /// SetDiscoveryFilter: LE only, the given service UUIDs, and every advert reported when identity rules
     /// need each manufacturer-data change (DuplicateData).
     public func setDiscoveryFilter(adapter: String, uuids: [String], duplicateData: Bool) async throws(BlueZError) {
@@ -82,10 +77,6 @@ public final class BlueZClient: Sendable {
 
     public func startDiscovery(adapter: String) async throws(BlueZError) {
         try await invoke("StartDiscovery", adapter, BlueZName.adapter, "StartDiscovery", [])
-    }
-
-    public func stopDiscovery(adapter: String) async throws(BlueZError) {
-        try await invoke("StopDiscovery", adapter, BlueZName.adapter, "StopDiscovery", [])
     }
 
     public func removeDevice(adapter: String, device: String) async throws(BlueZError) {
@@ -151,10 +142,6 @@ public final class BlueZClient: Sendable {
 
     public func startNotify(characteristic: String) async throws(BlueZError) {
         try await invoke("StartNotify", characteristic, BlueZName.characteristic, "StartNotify", [])
-    }
-
-    public func stopNotify(characteristic: String) async throws(BlueZError) {
-        try await invoke("StopNotify", characteristic, BlueZName.characteristic, "StopNotify", [])
     }
 
     private func invoke(_ operation: String, _ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue],

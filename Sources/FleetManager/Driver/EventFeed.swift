@@ -23,28 +23,24 @@ public struct FeedEntry: Sendable {
     public var text: String
 }
 
-/// Fans the supervisor's entries out to subscribers (`fleetctl watch`) and keeps the recent ones per device.
-/// Each subscriber has a bounded buffer: a consumer that falls behind loses the oldest entries, and the
+/// Fans the supervisor's entries out to subscribers (`fleetctl watch`). Each subscriber has a bounded buffer: a consumer that falls behind loses the oldest entries, and the
 /// sequence numbers show the gap.
 public final class EventFeed: Sendable {
     private struct State {
         var next: UInt64 = 1
         var subscribers: [UInt64: AsyncStream<FeedEntry>.Continuation] = [:]
         var nextSubscriber: UInt64 = 0
-        var recent: [DeviceID: [FeedEntry]] = [:]
         var notificationCount: UInt64 = 0
     }
 
     private let state = Mutex(State())
     private let clock: any SupervisorClock
     private let started: Duration
-    public let recentPerDevice: Int
     public let bufferPerSubscriber: Int
 
-    public init(clock: any SupervisorClock = SystemSupervisorClock(), recentPerDevice: Int = 64, bufferPerSubscriber: Int = 4096) {
+    public init(clock: any SupervisorClock = SystemSupervisorClock(), bufferPerSubscriber: Int = 4096) {
         self.clock = clock
         started = clock.now()
-        self.recentPerDevice = recentPerDevice
         self.bufferPerSubscriber = bufferPerSubscriber
     }
 
@@ -55,10 +51,6 @@ public final class EventFeed: Sendable {
                                   text: text)
             state.next += 1
             if case .notification = kind { state.notificationCount += 1 }
-            var list = state.recent[device] ?? []
-            list.append(entry)
-            if list.count > recentPerDevice { list.removeFirst(list.count - recentPerDevice) }
-            state.recent[device] = list
             return (entry, Array(state.subscribers.values))
         }
         for target in targets { target.yield(entry) }
@@ -85,8 +77,6 @@ public final class EventFeed: Sendable {
         }
         return relay
     }
-
-    public func recent(device: DeviceID) -> [FeedEntry] { state.withLock { $0.recent[device] ?? [] } }
 
     public var notificationsReceived: UInt64 { state.withLock { $0.notificationCount } }
 

@@ -7,7 +7,6 @@ public final class FleetMetrics: Sendable {
         var attempts: [String: UInt64] = [:]
         var failures: [String: UInt64] = [:]
         var evictions: [String: UInt64] = [:]
-        var reconnectLatencies: [Double] = []
         var latencyBuckets: [Double: UInt64] = [:]
         var latencySum: Double = 0
         var latencyCount: UInt64 = 0

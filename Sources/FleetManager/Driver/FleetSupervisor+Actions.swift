@@ -173,7 +173,6 @@ extension FleetSupervisor {
         guard let store else { return }
         do {
             let bytes = try store.write(machine.snapshot)
-            snapshotWrites += 1
             logger.debug("snapshot written (\(bytes) bytes)", id: FleetMessageID.snapshotWritten.rawValue, metadata: ["path": store.path])
         } catch {
             logger.error("cannot write snapshot: \(error)", metadata: ["path": store.path, "reason": "write-failed"])

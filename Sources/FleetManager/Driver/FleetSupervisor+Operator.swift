@@ -117,19 +117,13 @@ extension FleetSupervisor {
     public func characteristic(_ reference: String, _ uuid: String) throws(FleetControlError) -> (FleetDevice, CharacteristicObject) {
         let device = try resolve(reference)
         guard let path = device.linkPath, device.phase.hasLink else { throw .notConnected(device: device.id.rawValue) }
-        let wanted = Self.canonicalUUID(uuid)
+        // Identity's UUID form (`2a37`, `0x2A37` and the 128-bit spellings are one UUID); text that is no UUID is
+        // compared as written, so the error below names it as the operator typed it.
+        let wanted = (try? ServiceUUID(uuid))?.description ?? uuid.lowercased()
         guard let characteristic = tree.characteristics(of: path).first(where: { $0.uuid == wanted }) else {
             throw .characteristicNotFound(device: device.id.rawValue, characteristic: uuid)
         }
         return (device, characteristic)
-    }
-
-    /// `2a37` → `00002a37-0000-1000-8000-00805f9b34fb`; other forms lowercased.
-    public static func canonicalUUID(_ text: String) -> String {
-        let t = text.lowercased().replacingOccurrences(of: "0x", with: "")
-        if t.count == 4 { return "0000\(t)-0000-1000-8000-00805f9b34fb" }
-        if t.count == 8 { return "\(t)-0000-1000-8000-00805f9b34fb" }
-        return t
     }
 
     public func prometheusText() -> String {

@@ -55,7 +55,6 @@ public actor FleetSupervisor {
     public private(set) var isReady = false
     var stopping = false
     var eventTask: Task<Void, Never>?
-    public internal(set) var snapshotWrites = 0
 
     /// `clock` gives the state machine its `now` and runs its timers; tests pass a manual one.
     public init(machine: FleetStateMachine, client: BlueZClient, logger: Logger, notifier: ServiceNotifier = ServiceNotifier(),
