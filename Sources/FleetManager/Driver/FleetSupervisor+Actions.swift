@@ -48,8 +48,9 @@ extension FleetSupervisor {
             case .schedule(let timer, let delay):
                 timers[timer]?.cancel()
                 let clock = self.clock
+                let deadline = clock.now() + delay
                 timers[timer] = Task { [weak self] in
-                    do { try await clock.sleep(for: delay) } catch { return }
+                    do { try await clock.sleep(until: deadline) } catch { return }
                     await self?.fire(timer)
                 }
             case .cancel(let timer):

@@ -19,8 +19,10 @@ public protocol SupervisorClock: Sendable {
     func now() -> Duration
     /// Wall-clock time, for people.
     func wallNow() -> Date
-    /// Sleeps for `duration` of policy time (a timer of the state machine); throws when cancelled.
-    func sleep(for duration: Duration) async throws
+    /// Sleeps until policy time `deadline` (a timer of the state machine); throws when cancelled. A deadline,
+    /// not a duration: the driver fixes it when the machine schedules the timer, so a sleeping task that starts
+    /// late (or a manual clock advanced before it starts) still fires at the scheduled time.
+    func sleep(until deadline: Duration) async throws
 }
 
 /// The system's clocks: `ContinuousClock` (CLOCK_BOOTTIME, which never steps) from the wall-clock time read
@@ -37,5 +39,5 @@ public struct SystemSupervisorClock: SupervisorClock {
 
     public func now() -> Duration { epoch + (ContinuousClock.now - origin) }
     public func wallNow() -> Date { Date() }
-    public func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
+    public func sleep(until deadline: Duration) async throws { try await Task.sleep(for: max(.zero, deadline - now())) }
 }

@@ -30,10 +30,10 @@ final class ManualSupervisorClock: SupervisorClock {
     /// Timers not yet due.
     var pendingSleepers: Int { state.withLock { $0.sleepers.count } }
 
-    func sleep(for duration: Duration) async throws {
+    func sleep(until deadline: Duration) async throws {
         let id = state.withLock { state -> UInt64 in
             state.nextSleeper += 1
-            state.sleepers[state.nextSleeper] = Sleeper(deadline: state.now + duration)
+            state.sleepers[state.nextSleeper] = Sleeper(deadline: deadline)
             return state.nextSleeper
         }
         try await withTaskCancellationHandler {
