@@ -14,6 +14,8 @@ import Glibc
 let publishCount = 50_000
 let backlogCount = 100_000
 let devices = 16
+/// The publish window (the pump's and libmosquitto's in-flight limit); BROKER_BENCH_WINDOW overrides it.
+let window = ProcessInfo.processInfo.environment["BROKER_BENCH_WINDOW"].flatMap(Int.init) ?? 1000
 
 func figure(_ name: String, _ value: Double, _ unit: String, decimals: Int = 0) {
     print("\(name): \(String(format: "%.\(decimals)f", value)) \(unit)")
@@ -37,7 +39,7 @@ struct Publisher {
 
     init(broker: MosquittoBroker, version: BrokerConfiguration.ProtocolVersion) throws {
         var configuration = BrokerConfiguration(host: broker.host, port: broker.port, gatewayID: "bench-\(version.rawValue)",
-                                                protocolVersion: version, maxInFlight: 1000, randomSeed: 1)
+                                                protocolVersion: version, maxInFlight: window, randomSeed: 1)
         configuration.backoff = BackoffConfiguration(base: .milliseconds(50), cap: .milliseconds(200), floor: .milliseconds(20), recoveryWindow: .zero)
         connection = try BrokerConnection(configuration)
         let (acknowledged, cursors) = AsyncStream.makeStream(of: Int64.self)
@@ -45,7 +47,7 @@ struct Publisher {
         source = MemoryReadingSource { cursors.yield($0) }
         links = connection.linkEvents()
         pump = PublishPump(source: source, publisher: ReadingPublisher(connection: connection),
-                           configuration: PublishPumpConfiguration(maxInFlight: 1000, readBatch: 256, acknowledgeEvery: 1000)) { report in
+                           configuration: PublishPumpConfiguration(maxInFlight: window, readBatch: 256, acknowledgeEvery: 1000)) { report in
             FileHandle.standardError.write(Data("BrokerBench: \(report)\n".utf8))
         }
         connection.start()

@@ -77,7 +77,6 @@ struct BrokerLinkTests {
         #expect(rig.log.linkEvents.contains(.connected(session: 2, isReconnect: true)))
         #expect(rig.connection.status.losses == 1 && rig.connection.status.reconnects == 1)
         await rig.finish()
-        print("broker restart (\(version.rawValue)): \(statistics.republished) republished, \(ledger.duplicates) duplicates at the subscriber")
     }
 
     @Test(arguments: [BrokerConfiguration.ProtocolVersion.mqtt311, .mqtt5])
