@@ -2,6 +2,8 @@
 // the source's cursor) and the catch-up rate of a backlog published after the broker returns. One
 // `name: value unit` line per figure. The broker is Debian's /usr/sbin/mosquitto on a loopback port with no
 // subscriber, so the figures are the gateway's side: encoding, libmosquitto, the socket, the broker's PUBACK.
+// BROKER_BENCH_WINDOW=N sets the publish window (default 1000); BROKER_BENCH_TCP_NODELAY=1 turns Nagle off
+// on the broker.
 import BrokerTestKit
 import FleetBroker
 import FleetTestKit
@@ -72,7 +74,8 @@ struct Publisher {
 
 func isConnected(_ event: BrokerLinkEvent) -> Bool { if case .connected = event { true } else { false } }
 
-let broker = try await MosquittoBroker()
+/// BROKER_BENCH_TCP_NODELAY=1 runs the broker with `set_tcp_nodelay true` (see docs/mqtt.md).
+let broker = try await MosquittoBroker(.init(tcpNoDelay: ProcessInfo.processInfo.environment["BROKER_BENCH_TCP_NODELAY"] == "1"))
 for version in [BrokerConfiguration.ProtocolVersion.mqtt311, .mqtt5] {
     let publisher = try Publisher(broker: broker, version: version)
     await publisher.waitForLink(isConnected)
