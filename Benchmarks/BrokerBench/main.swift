@@ -2,6 +2,8 @@
 // the source's cursor) and the catch-up rate of a backlog published after the broker returns. One
 // `name: value unit` line per figure. The broker is Debian's /usr/sbin/mosquitto on a loopback port with no
 // subscriber, so the figures are the gateway's side: encoding, libmosquitto, the socket, the broker's PUBACK.
+// BROKER_BENCH_WINDOW=N sets the publish window (default 1000); BROKER_BENCH_TCP_NODELAY=1 turns Nagle off
+// on the broker.
 import BrokerTestKit
 import FleetBroker
 import FleetTestKit
@@ -14,6 +16,8 @@ import Glibc
 let publishCount = 50_000
 let backlogCount = 100_000
 let devices = 16
+/// The publish window (the pump's and libmosquitto's in-flight limit); BROKER_BENCH_WINDOW overrides it.
+let window = ProcessInfo.processInfo.environment["BROKER_BENCH_WINDOW"].flatMap(Int.init) ?? 1000
 
 func figure(_ name: String, _ value: Double, _ unit: String, decimals: Int = 0) {
     print("\(name): \(String(format: "%.\(decimals)f", value)) \(unit)")
@@ -37,7 +41,7 @@ struct Publisher {
 
     init(broker: MosquittoBroker, version: BrokerConfiguration.ProtocolVersion) throws {
         var configuration = BrokerConfiguration(host: broker.host, port: broker.port, gatewayID: "bench-\(version.rawValue)",
-                                                protocolVersion: version, maxInFlight: 1000, randomSeed: 1)
+                                                protocolVersion: version, maxInFlight: window, randomSeed: 1)
         configuration.backoff = BackoffConfiguration(base: .milliseconds(50), cap: .milliseconds(200), floor: .milliseconds(20), recoveryWindow: .zero)
         connection = try BrokerConnection(configuration)
         let (acknowledged, cursors) = AsyncStream.makeStream(of: Int64.self)
@@ -45,7 +49,7 @@ struct Publisher {
         source = MemoryReadingSource { cursors.yield($0) }
         links = connection.linkEvents()
         pump = PublishPump(source: source, publisher: ReadingPublisher(connection: connection),
-                           configuration: PublishPumpConfiguration(maxInFlight: 1000, readBatch: 256, acknowledgeEvery: 1000)) { report in
+                           configuration: PublishPumpConfiguration(maxInFlight: window, readBatch: 256, acknowledgeEvery: 1000)) { report in
             FileHandle.standardError.write(Data("BrokerBench: \(report)\n".utf8))
         }
         connection.start()
@@ -70,7 +74,8 @@ struct Publisher {
 
 func isConnected(_ event: BrokerLinkEvent) -> Bool { if case .connected = event { true } else { false } }
 
-let broker = try await MosquittoBroker()
+/// BROKER_BENCH_TCP_NODELAY=1 runs the broker with `set_tcp_nodelay true` (see docs/mqtt.md).
+let broker = try await MosquittoBroker(.init(tcpNoDelay: ProcessInfo.processInfo.environment["BROKER_BENCH_TCP_NODELAY"] == "1"))
 for version in [BrokerConfiguration.ProtocolVersion.mqtt311, .mqtt5] {
     let publisher = try Publisher(broker: broker, version: version)
     await publisher.waitForLink(isConnected)

@@ -22,12 +22,17 @@ public final class MosquittoBroker: @unchecked Sendable {
         /// Lines of an ACL file (mosquitto.conf(5) `acl_file`); nil for none. Lines before any `user` line
         /// apply to anonymous clients.
         public var acl: [String]?
+        /// `set_tcp_nodelay true`: PUBACKs leave without waiting for Nagle's algorithm (off by default in
+        /// Mosquitto, as in most deployments).
+        public var tcpNoDelay: Bool
 
-        public init(users: [String: String] = [:], tls: TestCertificates? = nil, requireClientCertificate: Bool = false, acl: [String]? = nil) {
+        public init(users: [String: String] = [:], tls: TestCertificates? = nil, requireClientCertificate: Bool = false,
+                    acl: [String]? = nil, tcpNoDelay: Bool = false) {
             self.users = users
             self.tls = tls
             self.requireClientCertificate = requireClientCertificate
             self.acl = acl
+            self.tcpNoDelay = tcpNoDelay
         }
     }
 
@@ -90,6 +95,7 @@ public final class MosquittoBroker: @unchecked Sendable {
             "connection_messages true",
         ]
         if getuid() == 0 { lines.append("user root") }
+        if options.tcpNoDelay { lines.append("set_tcp_nodelay true") }
         if !options.users.isEmpty { lines.append("password_file \(directory.path)/passwords") }
         if let acl = options.acl {
             try (acl.joined(separator: "\n") + "\n").write(toFile: directory.path + "/acl", atomically: true, encoding: .utf8)
@@ -116,10 +122,17 @@ public final class MosquittoBroker: @unchecked Sendable {
     /// SIGTERM, as systemd stops it: mosquitto saves its persistence file and exits.
     public func stop() {
         guard let process else { return }
+        try? process.kill(signal: SIGCONT)
         try? process.kill(signal: SIGTERM)
         if process.wait(timeout: .seconds(10)) == nil { try? process.kill(signal: SIGKILL) }
         self.process = nil
     }
+
+    /// SIGSTOP: the broker keeps its sockets open but answers nothing, like a broker behind a dead network path.
+    public func freeze() throws { try process?.kill(signal: SIGSTOP) }
+
+    /// SIGCONT after ``freeze()``.
+    public func thaw() throws { try process?.kill(signal: SIGCONT) }
 
     /// Stops and starts the broker on the same port.
     public func restart() async throws {

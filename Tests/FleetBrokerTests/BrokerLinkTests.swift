@@ -77,7 +77,27 @@ struct BrokerLinkTests {
         #expect(rig.log.linkEvents.contains(.connected(session: 2, isReconnect: true)))
         #expect(rig.connection.status.losses == 1 && rig.connection.status.reconnects == 1)
         await rig.finish()
-        print("broker restart (\(version.rawValue)): \(statistics.republished) republished, \(ledger.duplicates) duplicates at the subscriber")
+    }
+
+    /// A broker that stops answering (SIGSTOP: the socket stays open) is noticed by the keep-alive, not by TCP.
+    @Test func aSilentBrokerIsLostByKeepAlive() async throws {
+        let broker = try await MosquittoBroker()
+        let connection = try BrokerConnection(PublisherRig.configuration(broker, gateway: "gw-silent"))
+        let log = BrokerEventLog(connection)
+        connection.start()
+        try await log.waitForSession(1)
+        let frozen = ContinuousClock.now
+        try broker.freeze()
+        let lost = try await log.waitFor("the keep-alive to give up", timeout: .seconds(20)) { if case .link(.lost) = $0 { true } else { false } }
+        let waited = ContinuousClock.now - frozen
+        try broker.thaw()
+        guard case .link(.lost(let error, _)) = lost else { return }
+        #expect(error.kind == .connectionLost)
+        guard case .library(let code, let text) = error.cause else { Issue.record("\(error)"); return }
+        #expect(code == 19 && !text.isEmpty, "MOSQ_ERR_KEEPALIVE: \(error)")
+        #expect(waited >= .seconds(4), "keep-alive is 5 s: \(waited)")
+        try await log.waitForSession(2, timeout: .seconds(10))
+        await connection.shutdown()
     }
 
     @Test(arguments: [BrokerConfiguration.ProtocolVersion.mqtt311, .mqtt5])

@@ -47,10 +47,8 @@ extension BrokerConnection {
                 emit(.link(.connected(session: sessions, isReconnect: sessions > 1)))
                 let end = serve(client, signals)
                 backoff.linkDown(now: sinceEpoch)
-                state.withLock { state in
-                    state.client = nil
-                    state.internalIDs = []
-                }
+                state.withLock { $0.client = nil }
+                statusPublishes.withLock { $0.ids = [] }
                 // The client (and with it the socket, if still open) goes here, before anything else happens.
                 switch end {
                 case .stopped:
@@ -73,8 +71,7 @@ extension BrokerConnection {
             defer { state.finishWaiters = [] }
             return state.finishWaiters
         }
-        emit(.link(.stopped))
-        state.withLock { $0.observers = [] }
+        emitStopped()
         for waiter in waiters { waiter.resume() }
     }
 
@@ -152,9 +149,10 @@ extension BrokerConnection {
             state.client = client
             state.status.session = number
             state.status.phase = .connected
-            state.internalIDs = []
-            if case .success(let messageID) = client.publish(topic: topics.status, payload: GatewayStatus.online.payload, qos: 1, retain: true) {
-                state.internalIDs.insert(messageID)
+            let online = client.publish(topic: topics.status, payload: GatewayStatus.online.payload, qos: 1, retain: true)
+            statusPublishes.withLock { status in
+                status.ids = []
+                if case .success(let messageID) = online { status.ids.insert(messageID) }
             }
             return true
         }
@@ -166,7 +164,8 @@ extension BrokerConnection {
         var shutdownDeadline: ContinuousClock.Instant?
         var disconnecting = false
         while true {
-            let (stopping, offlineAcknowledged) = state.withLock { ($0.stopRequested, $0.shutdownAcknowledged) }
+            let stopping = stopRequested
+            let offlineAcknowledged = statusPublishes.withLock { $0.shutdownAcknowledged }
             var timeout = 1000
             if stopping {
                 let deadline = shutdownDeadline ?? ContinuousClock.now + configuration.shutdownTimeout
@@ -206,9 +205,9 @@ extension BrokerConnection {
 
     /// A PUBACK (on the network thread): the connection's own status publishes end here, the rest go to observers.
     private func publishAnswered(_ id: PublishID, reason: Int32) {
-        let isInternal = state.withLock { state -> Bool in
-            guard state.internalIDs.remove(id.messageID) != nil else { return false }
-            if id.messageID == state.shutdownID { state.shutdownAcknowledged = true }
+        let isInternal = statusPublishes.withLock { status -> Bool in
+            guard status.ids.remove(id.messageID) != nil else { return false }
+            if id.messageID == status.shutdownID { status.shutdownAcknowledged = true }
             return true
         }
         guard !isInternal else { return }

@@ -4,7 +4,7 @@ public struct BrokerObservation: Sendable {
     let connection: BrokerConnection
 
     public func cancel() {
-        connection.state.withLock { state in state.observers.removeAll { $0.id == id } }
+        connection.observers.withLock { list in list.handlers.removeAll { $0.id == id } }
     }
 }
 
@@ -12,11 +12,11 @@ extension BrokerConnection {
     /// Calls `handler` with every event from now on, on the network thread, in order. Keep it short: it holds up
     /// the network loop. An observer registered after the connection stopped gets `.link(.stopped)` at once.
     public func observe(_ handler: @escaping @Sendable (BrokerEvent) -> Void) -> BrokerObservation {
-        let (id, finished) = state.withLock { state in
-            let id = state.nextObserverID
-            state.nextObserverID += 1
-            if !state.finished { state.observers.append((id, handler)) }
-            return (id, state.finished)
+        let (id, finished) = observers.withLock { list in
+            let id = list.nextID
+            list.nextID += 1
+            if !list.finished { list.handlers.append((id, handler)) }
+            return (id, list.finished)
         }
         if finished { handler(.link(.stopped)) }
         return BrokerObservation(id: id, connection: self)
@@ -46,7 +46,17 @@ extension BrokerConnection {
     }
 
     func emit(_ event: BrokerEvent) {
-        let observers = state.withLock { $0.observers }
-        for observer in observers { observer.handler(event) }
+        let handlers = observers.withLock { $0.handlers }
+        for observer in handlers { observer.handler(event) }
+    }
+
+    /// The last event: delivered, then every observer is dropped and later ones hear `stopped` at once.
+    func emitStopped() {
+        let handlers = observers.withLock { list in
+            list.finished = true
+            defer { list.handlers = [] }
+            return list.handlers
+        }
+        for observer in handlers { observer.handler(.link(.stopped)) }
     }
 }

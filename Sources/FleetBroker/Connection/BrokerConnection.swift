@@ -25,6 +25,10 @@ public final class BrokerConnection: Sendable {
     public let configuration: BrokerConfiguration
     public let topics: ReadingTopics
     let state = Mutex(ConnectionState())
+    /// Apart from `state`, so that delivering a PUBACK never waits for a publish holding `state` (at tens of
+    /// thousands of messages a second that contention cost more than the publishing itself).
+    let observers = Mutex(ObserverList())
+    let statusPublishes = Mutex(StatusPublishes())
     /// Ends the backoff wait early when ``shutdown()`` is called.
     let wake = DispatchSemaphore(value: 0)
     /// The zero of the durations given to ``Backoff`` (it wants time since a monotonic epoch).
@@ -87,10 +91,15 @@ public final class BrokerConnection: Sendable {
         let mustWait = state.withLock { state -> Bool in
             if !state.stopRequested {
                 state.stopRequested = true
-                if let client = state.client,
-                   case .success(let messageID) = client.publish(topic: topics.status, payload: GatewayStatus.offline.payload, qos: 1, retain: true) {
-                    state.shutdownID = messageID
-                    state.internalIDs.insert(messageID)
+                if let client = state.client {
+                    // Published under `statusPublishes`, so its PUBACK (looked up on the network thread under that
+                    // lock alone) cannot be looked up before the id is recorded.
+                    statusPublishes.withLock { status in
+                        if case .success(let messageID) = client.publish(topic: topics.status, payload: GatewayStatus.offline.payload, qos: 1, retain: true) {
+                            status.shutdownID = messageID
+                            status.ids.insert(messageID)
+                        }
+                    }
                 }
             }
             return state.started && !state.finished
@@ -117,7 +126,7 @@ public final class BrokerConnection: Sendable {
             state.status.phase = .stopped
             return true
         }
-        if report { emit(.link(.stopped)) }
+        if report { emitStopped() }
     }
 }
 
@@ -138,12 +147,20 @@ struct ConnectionState {
     var status = BrokerLinkStatus()
     /// The client of the session that is up; nil between sessions.
     var client: MosquittoClient?
-    /// Message ids of the connection's own status publishes in the current session: their PUBACKs are not
-    /// reported to observers.
-    var internalIDs: Set<Int32> = []
+    var finishWaiters: [CheckedContinuation<Void, Never>] = []
+}
+
+/// The connection's own publishes on the status topic in the current session: their PUBACKs are not reported.
+struct StatusPublishes {
+    var ids: Set<Int32> = []
     var shutdownID: Int32?
     var shutdownAcknowledged = false
-    var finishWaiters: [CheckedContinuation<Void, Never>] = []
-    var observers: [(id: Int, handler: @Sendable (BrokerEvent) -> Void)] = []
-    var nextObserverID = 0
+}
+
+/// Who hears the connection's events.
+struct ObserverList {
+    var handlers: [(id: Int, handler: @Sendable (BrokerEvent) -> Void)] = []
+    var nextID = 0
+    /// Set once `stopped` has gone out: later observers hear it at once.
+    var finished = false
 }
