@@ -97,9 +97,6 @@ public struct SoakInvariants: Sendable {
     // Figures: time to ready after a fault.
     var outSince: [String: (at: Double, cause: Touch?)] = [:]
     public private(set) var timesToReady: [(seconds: Double, fault: Int, device: String)] = []
-    /// When each fault's last step ran (rule 4 windows and time to ready measure from there).
-    var faultEnded: [Int: Double] = [:]
-    var faultStarted: [Int: Double] = [:]
 
     public init(fleet: SoakFleet, timeScale: Double) {
         self.fleet = fleet
@@ -111,10 +108,8 @@ public struct SoakInvariants: Sendable {
     // MARK: Faults
 
     /// A fault's step ran at `now` on `target`.
-    public mutating func touched(_ target: SoakFault.Target, fault: Int, at now: Double, last: Bool) {
+    public mutating func touched(_ target: SoakFault.Target, fault: Int, at now: Double) {
         touches[target, default: []].append(Touch(fault: fault, at: now))
-        if faultStarted[fault] == nil { faultStarted[fault] = now }
-        if last { faultEnded[fault] = now }
     }
 
     /// Opens rule-4 windows for the devices ready at the last poll that `fault` knocks out: those on `adapter`,
@@ -141,6 +136,13 @@ public struct SoakInvariants: Sendable {
         var targets: [SoakFault.Target] = [.device(label), .fleet]
         if let adapter, let n = Int(adapter.dropFirst(3)) { targets.append(.adapter(n)) }
         return targets.compactMap { touches[$0]?.last }.filter { now - $0.at <= window }.max { $0.at < $1.at }
+    }
+
+    /// The latest fault step on the device, its adapter or the fleet between two moments.
+    func latestTouch(label: String, adapter: String?, from: Double, to: Double) -> Touch? {
+        var targets: [SoakFault.Target] = [.device(label), .fleet]
+        if let adapter, let n = Int(adapter.dropFirst(3)) { targets.append(.adapter(n)) }
+        return targets.flatMap { touches[$0] ?? [] }.filter { $0.at >= from && $0.at <= to }.max { $0.at < $1.at }
     }
 
     // MARK: Watch
@@ -262,8 +264,11 @@ public struct SoakInvariants: Sendable {
         if state.isReady {
             lastReady.insert(device.id)
             guard let out = outSince.removeValue(forKey: device.id), let cause = out.cause else { return }
-            let from = faultEnded[cause.fault].map { $0 <= now ? $0 : cause.at } ?? cause.at
-            timesToReady.append((max(0, now - from), cause.fault, device.id))
+            // Measured from the last fault step that touched the device while it was out (a restoration, a
+            // second fault), so a device kept out by a later fault is not charged to the first one.
+            let later = latestTouch(label: device.label, adapter: state.adapter, from: out.at, to: now)
+            let last = [cause, later].compactMap { $0 }.max { $0.at < $1.at } ?? cause
+            timesToReady.append((max(0, now - last.at), last.fault, device.id))
         } else {
             if lastReady.remove(device.id) != nil, outSince[device.id] == nil {
                 outSince[device.id] = (now, recentCause(label: device.label, adapter: state.adapter, at: now))

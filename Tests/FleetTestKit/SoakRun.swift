@@ -189,7 +189,10 @@ public final class SoakRun: @unchecked Sendable {
                 invariants.value(device: event.device, characteristic: characteristic, at: at)
             }
         }
-        if event.kind != "notification" { record("fleetd \(event.state ?? event.kind): \(event.text)", device: event.device) }
+        // Identity merges repeat whenever an adapter sees the device again; they would crowd the history out.
+        if event.kind != "notification" && !event.text.contains(" is another address of ") {
+            record("fleetd \(event.state ?? event.kind): \(event.text)", device: event.device)
+        }
     }
 
     /// The checker: polls fleetd and the simulator every 250 ms until the soak stops.
@@ -236,14 +239,13 @@ public final class SoakRun: @unchecked Sendable {
     /// Runs the schedule's steps at their simulated times (or as soon as the step before them is done).
     func inject(_ harness: FleetHarness) async {
         let steps = schedule.steps
-        let lastStep = Dictionary(steps.enumerated().map { ($0.element.fault, $0.offset) }, uniquingKeysWith: max)
         var reported = 0.0
         for (offset, item) in steps.enumerated() {
             let due = locked { phaseStart ?? 0 } + item.at / options.timeScale
             while now() < due && !isStopped { try? await Task.sleep(for: .milliseconds(min(50, max(1, Int((due - now()) * 1000))))) }
             guard !isStopped, let fault = schedule.faults.first(where: { $0.index == item.fault }) else { return }
             if offset == steps.firstIndex(where: { $0.fault == item.fault }) { locked { injected[fault.kind, default: 0] += 1 } }
-            await perform(item.step, of: fault, last: lastStep[item.fault] == offset, harness)
+            await perform(item.step, of: fault, harness)
             if item.at - reported >= 60 {
                 reported = item.at
                 let ready = locked { invariants.lastDevices }.values.filter(\.isReady).count
@@ -253,11 +255,11 @@ public final class SoakRun: @unchecked Sendable {
         }
     }
 
-    func perform(_ step: SoakStep, of fault: SoakFault, last: Bool, _ harness: FleetHarness) async {
+    func perform(_ step: SoakStep, of fault: SoakFault, _ harness: FleetHarness) async {
         let at = now()
         record("#\(fault.index) \(fault.kind.rawValue): \(step)")
         if case .dropAfterSession = step {} else {
-            locked { invariants.touched(fault.target, fault: fault.index, at: at, last: last) }
+            locked { invariants.touched(fault.target, fault: fault.index, at: at) }
         }
         do {
             switch step {
@@ -332,7 +334,7 @@ public final class SoakRun: @unchecked Sendable {
             let ready = locked { invariants.lastDevices[id]?.isReady == true && !fleetdDown && !simulatorDown }
             if !ready { readyAt = nil } else if readyAt == nil { readyAt = now() }
             if let readyAt, now() - readyAt >= session / options.timeScale {
-                locked { invariants.touched(fault.target, fault: fault.index, at: now(), last: true) }
+                locked { invariants.touched(fault.target, fault: fault.index, at: now()) }
                 do {
                     try await harness.soakSimulatorStep(.dropLink(label), fleet: fleet)
                     record("#\(fault.index) session-end: DropLink \(label) after \(String(format: "%.1f", session)) s ready")

@@ -64,10 +64,10 @@ import Testing
         // failures grew: a violation.
         var rules = SoakInvariants(fleet: fleet, timeScale: 10)
         _ = rules.observe(devices: states(), simulator: nil, at: 0)
-        rules.touched(.adapter(0), fault: 7, at: 0, last: false)
+        rules.touched(.adapter(0), fault: 7, at: 0)
         rules.openOutageWindows(fault: 7, adapter: 0, at: 0)
         _ = rules.observe(devices: states("waiting-for-adapter"), simulator: nil, at: 0.25)
-        rules.touched(.adapter(0), fault: 7, at: 0.5, last: true)
+        rules.touched(.adapter(0), fault: 7, at: 0.5)
         _ = rules.observe(devices: states("backoff", counter: 1), simulator: nil, at: 0.75)
         let found = rules.observe(devices: states(), simulator: nil, at: 1)
         #expect(found.count == fleet.devices.count && found.allSatisfy { $0.rule == .noAttemptForOutages })
@@ -82,21 +82,24 @@ import Testing
         var excluded = SoakInvariants(fleet: fleet, timeScale: 10)
         _ = excluded.observe(devices: states(), simulator: nil, at: 0)
         excluded.openOutageWindows(fault: 1, adapter: 0, at: 0)
-        for device in fleet.devices { excluded.touched(.device(device.label), fault: 2, at: 0.1, last: true) }
+        for device in fleet.devices { excluded.touched(.device(device.label), fault: 2, at: 0.1) }
         _ = excluded.observe(devices: states("backoff", counter: 3), simulator: nil, at: 0.25)
         #expect(excluded.observe(devices: states(), simulator: nil, at: 0.5).isEmpty)
         #expect(excluded.excludedWindows == fleet.devices.count)
     }
 
-    @Test("time to ready is measured from the end of the fault that knocked the device out")
+    @Test("time to ready is measured from the last fault step that kept the device out")
     func timeToReady() {
         var rules = SoakInvariants(fleet: fleet, timeScale: 10)
         _ = rules.observe(devices: states(), simulator: nil, at: 0)
-        rules.touched(.adapter(0), fault: 5, at: 1, last: false)
+        rules.touched(.adapter(0), fault: 5, at: 1)
         _ = rules.observe(devices: states("waiting-for-adapter"), simulator: nil, at: 1.25)
-        rules.touched(.adapter(0), fault: 5, at: 3, last: true)
+        rules.touched(.adapter(0), fault: 5, at: 3)
+        // A second fault on the first device while it is out: its time counts from that one.
+        rules.touched(.device(fleet.devices[0].label), fault: 6, at: 3.2)
         _ = rules.observe(devices: states(), simulator: nil, at: 3.5)
-        #expect(rules.timesToReady.count == fleet.devices.count)
-        #expect(rules.timesToReady.allSatisfy { $0.fault == 5 && abs($0.seconds - 0.5) < 1e-9 })
+        let times = Dictionary(uniqueKeysWithValues: rules.timesToReady.map { ($0.device, ($0.fault, $0.seconds)) })
+        #expect(times[fleet.devices[0].id]?.0 == 6 && abs((times[fleet.devices[0].id]?.1 ?? 0) - 0.3) < 1e-9)
+        #expect(times[fleet.devices[1].id]?.0 == 5 && abs((times[fleet.devices[1].id]?.1 ?? 0) - 0.5) < 1e-9)
     }
 }
