@@ -36,6 +36,36 @@ enum CodecComparison {
         print("\(name): \(String(format: "%.0f", rate)) replies/s (\(String(format: "%.1f", rate * Double(bytes) / 1e6)) MB/s)")
     }
 
+    /// The server's work for one Status call, without the socket: read the call's frame, then encode the reply.
+    static func statusCycle() throws {
+        let status = StatusInfo(daemon: DaemonInfo(version: "bench", uptimeSeconds: 1, state: .running),
+                                adapters: [AdapterInfo(name: "hci0", address: "00:1A:7D:DA:71:13", powered: true, slotsUsed: 7, slotsCapacity: 7),
+                                           AdapterInfo(name: "hci1", powered: true, slotsUsed: 5, slotsCapacity: 7)],
+                                counts: DeviceCounts(wanted: 200, ready: 160, backingOff: 40, failed: 0))
+        let request = try FleetRequest.status.call().json
+        var bytes = 0
+        let hand = try rate(20_000) {
+            let call = try HandJSON.parse(request)
+            guard call.objectValue?["method"]?.stringValue == "io.fleetd.Fleet.Status" else { throw HandReadError.invalidParameter("method") }
+            let daemon: [String: HandJSON] = ["version": .string(status.daemon.version), "uptimeSeconds": .number(status.daemon.uptimeSeconds),
+                                              "state": .string(status.daemon.state.rawValue)]
+            let adapters: [HandJSON] = status.adapters.map { adapter in
+                .object(["name": .string(adapter.name), "address": .optional(adapter.address), "powered": .bool(adapter.powered),
+                         "slotsUsed": .int(adapter.slotsUsed), "slotsCapacity": .int(adapter.slotsCapacity)])
+            }
+            let counts: [String: HandJSON] = ["wanted": .int(status.counts.wanted), "ready": .int(status.counts.ready),
+                                              "backingOff": .int(status.counts.backingOff), "failed": .int(status.counts.failed)]
+            bytes = HandWritten.frame(["daemon": .object(daemon), "adapters": .array(adapters), "counts": .object(counts)]).count
+        }
+        let codable = try rate(20_000) {
+            let call = try VarlinkCall(frame: request)
+            guard try FleetRequest(.status, parameters: call) == .status else { throw HandReadError.invalidParameter("method") }
+            bytes = try VarlinkReply(parameters: status).frame.count
+        }
+        report("codec_status_call_cycle_handwritten", hand, bytes: bytes)
+        report("codec_status_call_cycle_codable", codable, bytes: bytes)
+    }
+
     static func run() throws {
         let devices = fleet(1000)
         var handFrame: [UInt8] = []
@@ -46,13 +76,15 @@ enum CodecComparison {
             let decoded = try HandWritten.parameters(handFrame.dropLast()).records("devices").map { try HandWritten.device($0) }
             guard decoded.count == devices.count else { throw HandReadError.invalidParameter("devices") }
         }
+        // A client's frame decoder hands over each frame as an array without its NUL.
+        var received = Array(codableFrame.dropLast())
         let codableListDecode = try rate(20) {
-            let decoded = try VarlinkReply(frame: codableFrame.dropLast()).parameters(as: DeviceList.self).devices
-            guard decoded.count == devices.count else { throw HandReadError.invalidParameter("devices") }
+            let decoded = try VarlinkReply.decode(frame: received, as: DeviceList.self).parameters?.devices
+            guard decoded?.count == devices.count else { throw HandReadError.invalidParameter("devices") }
         }
         // Both decoders must agree with the values they were given, or the race means nothing.
         guard try HandWritten.parameters(handFrame.dropLast()).records("devices").map({ try HandWritten.device($0) }) == devices,
-              try VarlinkReply(frame: codableFrame.dropLast()).parameters(as: DeviceList.self).devices == devices else {
+              try VarlinkReply.decode(frame: received, as: DeviceList.self).parameters?.devices == devices else {
             throw HandReadError.invalidParameter("round trip of the 1000-device list")
         }
         report("codec_list1000_encode_handwritten", handListEncode, bytes: handFrame.count)
@@ -63,9 +95,10 @@ enum CodecComparison {
         let handEventEncode = rate(20_000) { handFrame = HandWritten.frame(["event": .object(HandWritten.json(event))], continues: true) }
         let codableEventEncode = try rate(20_000) { codableFrame = try VarlinkReply(parameters: WatchUpdate(event: event), continues: true).frame }
         let handEventDecode = try rate(20_000) { _ = try HandWritten.event(HandWritten.parameters(handFrame.dropLast()).record("event")) }
-        let codableEventDecode = try rate(20_000) { _ = try VarlinkReply(frame: codableFrame.dropLast()).parameters(as: WatchUpdate.self) }
+        received = Array(codableFrame.dropLast())
+        let codableEventDecode = try rate(20_000) { _ = try VarlinkReply.decode(frame: received, as: WatchUpdate.self) }
         guard try HandWritten.event(HandWritten.parameters(handFrame.dropLast()).record("event")) == event,
-              try VarlinkReply(frame: codableFrame.dropLast()).parameters(as: WatchUpdate.self).event == event else {
+              try VarlinkReply.decode(frame: received, as: WatchUpdate.self).parameters?.event == event else {
             throw HandReadError.invalidParameter("round trip of the Watch event")
         }
         report("codec_watch_event_encode_handwritten", handEventEncode, bytes: handFrame.count)

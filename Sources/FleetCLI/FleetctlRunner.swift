@@ -86,8 +86,9 @@ public struct FleetctlRunner {
         let formatter = FleetctlFormatter(colour: colour)
         while count.map({ received < $0 }) ?? true {
             let reply: VarlinkReply
+            let update: WatchUpdate?
             do {
-                reply = try connection.receive(timeout: deadline.map { $0 - .now })
+                (reply, update) = try connection.receive(as: WatchUpdate.self, timeout: deadline.map { $0 - .now })
             } catch .timedOut {
                 if let count {
                     standardError("fleetctl: watch timed out after \(received) of \(count) events\n")
@@ -96,16 +97,16 @@ public struct FleetctlRunner {
                 return .success
             }
             if let error = reply.varlinkError { throw .remote(error) }
-            let event: WatchEvent
-            let asSent: JSONValue
-            do {
-                event = try reply.parameters(as: WatchUpdate.self).event
-                asSent = try reply.parameters(as: [String: JSONValue].self)["event"] ?? .null
-            } catch {
-                throw .malformedReply(error.description)
-            }
+            guard let event = update?.event else { throw .malformedReply("a Watch reply without an event") }
             received += 1
-            standardOutput(json ? asSent.serialized + "\n" : formatter.render(event))
+            if json {
+                // The event as the daemon sent it, members it has and this fleetctl does not know included.
+                let asSent: JSONValue
+                do { asSent = try reply.parameters(as: [String: JSONValue].self)["event"] ?? .null } catch { throw .malformedReply(error.description) }
+                standardOutput(asSent.serialized + "\n")
+            } else {
+                standardOutput(formatter.render(event))
+            }
             if !reply.continues { break }
         }
         return .success

@@ -13,6 +13,8 @@ public final class VarlinkConnection {
     private let socket: FileDescriptor
     private var decoder: FrameDecoder
     private var frames: [[UInt8]] = []
+    /// Read buffer, allocated once per connection rather than per reply.
+    private var readBuffer = [UInt8](repeating: 0, count: 65_536)
 
     /// Connects to `path`. Largest reply frame accepted is `maxReplyBytes`.
     public init(path: String, maxReplyBytes: Int = 16 * 1024 * 1024) throws(FleetClientError) {
@@ -68,7 +70,6 @@ public final class VarlinkConnection {
     /// Waits for the next raw frame (without its NUL).
     public func receiveFrame(timeout: Duration? = nil) throws(FleetClientError) -> [UInt8] {
         let deadline = timeout.map { ContinuousClock.now + $0 }
-        var buffer = [UInt8](repeating: 0, count: 65_536)
         while frames.isEmpty {
             if let deadline {
                 let remaining = deadline - .now
@@ -85,13 +86,13 @@ public final class VarlinkConnection {
             }
             let count: Int
             do {
-                count = try buffer.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try socket.receive(into: raw) } }.get()
+                count = try readBuffer.withUnsafeMutableBytes { raw in Result { () throws(Errno) in try socket.receive(into: raw) } }.get()
             } catch {
                 if error == .connectionReset { throw .connectionClosed }
                 throw .io(operation: "recv", errno: error)
             }
             if count == 0 { throw .connectionClosed }
-            for output in decoder.feed(buffer[0..<count]) {
+            for output in decoder.feed(readBuffer[0..<count]) {
                 switch output {
                 case .frame(let bytes): frames.append(bytes)
                 case .tooLarge: throw .malformedReply("reply larger than \(decoder.limit) bytes")
@@ -111,9 +112,18 @@ public final class VarlinkConnection {
 
     /// Sends `request` and decodes its reply as `Reply`; a reply of another shape is `.malformedReply`.
     public func call<Reply: Decodable>(_ request: FleetRequest, replying type: Reply.Type, timeout: Duration? = nil) throws(FleetClientError) -> Reply {
-        let reply = try call(Self.encode(request), timeout: timeout)
+        try send(Self.encode(request))
+        let (reply, parameters) = try receive(as: type, timeout: timeout)
+        if let error = reply.varlinkError { throw .remote(error) }
+        guard let parameters else { throw .malformedReply("a reply without parameters") }
+        return parameters
+    }
+
+    /// Waits for the next reply and decodes its parameters as `type` (nil for an error reply) in one pass.
+    public func receive<Reply: Decodable>(as type: Reply.Type, timeout: Duration? = nil) throws(FleetClientError) -> (reply: VarlinkReply, parameters: Reply?) {
+        let frame = try receiveFrame(timeout: timeout)
         do {
-            return try reply.parameters(as: type)
+            return try VarlinkReply.decode(frame: frame, as: type)
         } catch {
             throw .malformedReply(error.description)
         }

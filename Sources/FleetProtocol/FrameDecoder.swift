@@ -19,23 +19,30 @@ public struct FrameDecoder: Sendable {
     /// Bytes received but not yet part of a complete frame.
     public var pendingCount: Int { pending.count }
 
-    public mutating func feed<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> [Output] {
+    /// Feeds received bytes; returns the frames they complete, in order.
+    public mutating func feed(_ bytes: ArraySlice<UInt8>) -> [Output] {
         guard !failed else { return [] }
         var outputs: [Output] = []
-        for byte in bytes {
-            if byte == 0 {
-                outputs.append(.frame(pending))
-                pending.removeAll(keepingCapacity: true)
-                continue
-            }
-            pending.append(byte)
-            if pending.count > limit {
+        var rest = bytes
+        // Whole runs up to each NUL are appended at once: a byte-at-a-time loop showed up in ControlBench's profile.
+        while !rest.isEmpty {
+            let end = rest.firstIndex(of: 0)
+            let run = rest[..<(end ?? rest.endIndex)]
+            if pending.count + run.count > limit {
                 failed = true
                 pending = []
                 outputs.append(.tooLarge)
                 return outputs
             }
+            pending.append(contentsOf: run)
+            guard let end else { break }
+            outputs.append(.frame(pending))
+            pending.removeAll(keepingCapacity: true)
+            rest = rest[(end + 1)...]
         }
         return outputs
     }
+
+    /// Feeds received bytes; returns the frames they complete, in order.
+    public mutating func feed(_ bytes: [UInt8]) -> [Output] { feed(bytes[...]) }
 }

@@ -107,8 +107,8 @@ extension JSONValue {
     }
 
     /// Parses one JSON document from UTF-8 bytes; invalid UTF-8 is an error.
-    public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) throws(VarlinkError) -> JSONValue {
-        try VarlinkJSON.decode(JSONValue.self, from: Array(bytes))
+    public static func parse(_ bytes: [UInt8]) throws(VarlinkError) -> JSONValue {
+        try VarlinkJSON.decode(JSONValue.self, from: bytes)
     }
 
     /// The compact JSON text, object members sorted so output is reproducible (`fleetctl watch --json`).

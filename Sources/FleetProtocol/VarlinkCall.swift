@@ -26,10 +26,12 @@ public struct VarlinkCall: Sendable {
         self.method = method
         self.more = more
         self.oneway = oneway
-        var members: [String: JSONValue] = ["method": .string(method), "parameters": .object([:])]
-        if more { members["more"] = .bool(true) }
-        if oneway { members["oneway"] = .bool(true) }
-        json = VarlinkJSON.encodeNeverFailing(.object(members))
+        do {
+            json = try VarlinkJSON.encoder.encode(Envelope(method: method, parameters: NoParameters(), more: more ? true : nil,
+                                                          oneway: oneway ? true : nil)).map { $0 }
+        } catch {
+            preconditionFailure("a call of strings and bools always encodes: \(error)")
+        }
     }
 
     /// What is wrong with a received frame.
@@ -42,8 +44,8 @@ public struct VarlinkCall: Sendable {
 
     /// Interprets a received frame (without its NUL). The whole frame must be JSON; only the envelope is
     /// decoded here, the parameters when the method is known.
-    public init<Bytes: Collection<UInt8>>(frame: Bytes) throws(FrameError) {
-        json = Array(frame)
+    public init(frame: [UInt8]) throws(FrameError) {
+        json = frame
         // JSONDecoder checks a string only when it decodes it, so a broken escape or invalid UTF-8 in a member
         // nobody reads would pass; a peer sending that is not speaking JSON, and its stream is not trusted further.
         do {
@@ -104,6 +106,8 @@ public struct VarlinkCall: Sendable {
         default: return "a call must be a JSON object"
         }
     }
+
+    private struct NoParameters: Encodable {}
 
     private struct Envelope<Parameters: Encodable>: Encodable {
         var method: String

@@ -24,11 +24,28 @@ public struct VarlinkReply: Sendable {
     }
 
     /// Interprets a received frame (without its NUL); anything that is not a reply envelope is `InvalidRequest`.
-    public init<Bytes: Collection<UInt8>>(frame: Bytes) throws(VarlinkError) {
-        json = Array(frame)
+    public init(frame: [UInt8]) throws(VarlinkError) {
+        json = frame
         let header = try VarlinkJSON.decode(Header.self, from: json)
         continues = header.continues ?? false
         error = header.error
+    }
+
+    /// Decodes a received frame (without its NUL) and, unless it is an error reply, its parameters as `type`,
+    /// in one pass over the JSON (`VarlinkReply(frame:)` then `parameters(as:)` reads it twice).
+    public static func decode<Parameters: Decodable>(frame json: [UInt8], as type: Parameters.Type)
+        throws(VarlinkError) -> (reply: VarlinkReply, parameters: Parameters?) {
+        let whole = try VarlinkJSON.decode(Whole<Parameters>.self, from: json)
+        let reply = VarlinkReply(continues: whole.continues ?? false, error: whole.error, json: json)
+        guard whole.error == nil else { return (reply, nil) }
+        if let parameters = whole.parameters { return (reply, parameters) }
+        return (reply, try VarlinkJSON.decode(type, from: Array("{}".utf8), corrupt: .invalidParameter("parameters")))
+    }
+
+    private init(continues: Bool, error: String?, json: [UInt8]) {
+        self.continues = continues
+        self.error = error
+        self.json = json
     }
 
     /// The reply's parameters as `type`; a missing or null `parameters` reads as `{}`.
@@ -61,5 +78,21 @@ public struct VarlinkReply: Sendable {
 
     private struct Body<Parameters: Decodable>: Decodable {
         var parameters: Parameters?
+    }
+
+    /// The envelope with typed parameters, which are left unread in an error reply (they have the error's shape).
+    private struct Whole<Parameters: Decodable>: Decodable {
+        var continues: Bool?
+        var error: String?
+        var parameters: Parameters?
+
+        private enum CodingKeys: String, CodingKey { case continues, error, parameters }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            continues = try container.decodeIfPresent(Bool.self, forKey: .continues)
+            error = try container.decodeIfPresent(String.self, forKey: .error)
+            parameters = error == nil ? try container.decodeIfPresent(Parameters.self, forKey: .parameters) : nil
+        }
     }
 }

@@ -53,7 +53,7 @@ import Testing
                         var reconnects = 0
                         for _ in 0..<perWorker {
                             let frame = Self.frame(&random)
-                            let oneway = (try? JSONValue.parse(frame.dropLast()))?.objectValue?["oneway"] == .bool(true)
+                            let oneway = (try? JSONValue.parse(Array(frame.dropLast())))?.objectValue?["oneway"] == .bool(true)
                             do {
                                 try connection.sendRaw(frame)
                                 if oneway { continue }
@@ -61,7 +61,7 @@ import Testing
                                 replies += 1
                                 // A framing-level error closes the connection; start a new one like a real client.
                                 if reply.error == "io.fleetd.Fleet.InvalidRequest",
-                                   (try? JSONValue.parse(frame.dropLast()))?.objectValue == nil {
+                                   (try? JSONValue.parse(Array(frame.dropLast())))?.objectValue == nil {
                                     connection = try VarlinkConnection(path: path)
                                     reconnects += 1
                                 }

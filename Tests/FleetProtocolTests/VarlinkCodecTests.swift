@@ -102,5 +102,10 @@ import Testing
         #expect(try reply.parameters(as: DeviceList.self) == devices)
         let wrong = try VarlinkReply(frame: Array(#"{"parameters":{"devices":[{"id":"a","displayName":"A","state":"backoff","attempt":0,"policyClass":"n"}]}}"#.utf8))
         #expect(throws: VarlinkError.invalidParameter("devices[0].state")) { try wrong.parameters(as: DeviceList.self) }
+        // In one pass: the typed parameters of a success, none (and the error) for an error reply.
+        let once = try VarlinkReply.decode(frame: try VarlinkReply(parameters: devices, continues: true).json, as: DeviceList.self)
+        #expect(once.parameters == devices && once.reply.continues)
+        let failure = try VarlinkReply.decode(frame: VarlinkReply(error: .invalidParameter("device")).json, as: DeviceList.self)
+        #expect(failure.parameters == nil && failure.reply.varlinkError == .invalidParameter("device"))
     }
 }
