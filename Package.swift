@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "FleetBroker", dependencies: ["CMosquitto", "Policy", "FleetPlatform"]),
         .target(name: "BrokerTestKit", dependencies: ["FleetBroker", "FleetTestKit"], path: "Tests/BrokerTestKit"),
 
-        .executableTarget(name: "fleetd", dependencies: ["FleetManager", "Supervision", "FleetPlatform", "FleetControlServer"]),
+        .executableTarget(name: "fleetd", dependencies: ["FleetManager", "Supervision", "FleetPlatform", "FleetControlServer", "FleetProtocol"]),
         .executableTarget(name: "fleetctl", dependencies: ["FleetCLI"]),
         .executableTarget(name: "bluez-sim", dependencies: ["BlueZSimulator", "FleetPlatform"]),
         .executableTarget(name: "fleet-fidelity", dependencies: ["FleetTestKit", "BlueZSimulator"]),

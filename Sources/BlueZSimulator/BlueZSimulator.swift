@@ -107,7 +107,7 @@ public final class BlueZSimulator: @unchecked Sendable {
             let token = s.nextToken
             s.pending[token] = call.message
             if call.message.member == "Connect", call.message.interface == "org.bluez.Device1" {
-                let key = SimulatorObservations.ConnectKey(adapter: call.path.split(separator: "/").dropFirst(2).first.map(String.init) ?? "?",
+                let key = SimulatorObservations.ConnectKey(adapter: BlueZPath(call.path).map { "hci\($0.adapter)" } ?? "?",
                                                            client: call.sender)
                 s.connects[token] = key
                 observations.withLock { $0.connectStarted(key) }

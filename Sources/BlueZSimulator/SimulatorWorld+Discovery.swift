@@ -1,4 +1,5 @@
 import FleetPlatform
+import Policy
 
 /// Peripherals on the air, discovery, advertisement reports and temporary-device expiry (adapter.c
 /// device_found and device.c set_temporary_timer / device_update_last_seen in 5.66).
@@ -244,8 +245,4 @@ extension SimulatorWorld {
 
     /// Every Device1 path on every adapter (benchmarks, flood mode).
     public var devicePaths: [String] { adapters.flatMap { $0.objects.values.map(\.path) }.sorted() }
-}
-
-extension Duration {
-    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
 }

@@ -16,8 +16,8 @@ public struct FleetctlRunner {
         self.colour = colour
     }
 
-    /// fleetctl's version string.
-    public static let version = "0.1.0"
+    /// fleetctl's version string: the release it belongs to.
+    public static let version = FleetRelease.version
 
     /// Runs a whole invocation from raw arguments: parse, run, and the exit code.
     public func main(arguments: [String], environment: [String: String]) -> FleetctlExitCode {

@@ -25,6 +25,8 @@ public enum FleetMessageID: String, Sendable, CaseIterable {
     case stopping = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60714"
     case configRejected = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60715"
     case malformedReply = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60716"
+    case waitingForBlueZ = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60740"
+    case busLost = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60741"
 }
 
 /// One lifecycle event: what happened, to which device, and why — logged to journald with `FLEET_*`

@@ -4,10 +4,11 @@ import Dispatch
 import FleetControlServer
 import FleetManager
 import FleetPlatform
+import FleetProtocol
 import Supervision
 import Foundation
 
-let version = "0.1.0"
+let version = FleetRelease.version
 let environment = ProcessInfo.processInfo.environment
 
 let arguments: DaemonArguments
@@ -150,6 +151,9 @@ let group = ServiceGroup(services: services, gracefulShutdownSignals: [SIGTERM, 
 }
 do {
     try await group.run()
+} catch let error as BusLostError {
+    logger.critical("stopped: \(error)")
+    exit(1)
 } catch {
     logger.critical("cannot start: \(error)")
     exit(1)

@@ -95,4 +95,24 @@ struct FleetctlAgainstFleetdTests {
         #expect(forgotten.code == 0)
         #expect(try await h.devices()[Self.glucose] == nil)
     }
+
+    @Test("connect reads an id in its canonical spelling, and an id that is also a prefix of known ids is ambiguous (issue 14 point 5)")
+    func connectCanonicalisesIDs() async throws {
+        let config = Self.config + "\n[identity \"scales\"]\nmanufacturer = 0x006b\nbytes = 2..<4\n[device \"mfr-006b-0a01\"]\nname = Scale 1\n[device \"mfr-006b-0a02\"]\nname = Scale 2\n"
+        let h = try await FleetHarness(scenario: Self.scenario, configuration: config)
+        defer { h.stop() }
+        try await h.waitFor("both ready", SupervisorScenarioTests.allReady([Self.strap, Self.glucose]))
+
+        let lower = try await h.fleetctl(["--json", "connect", "addr-c8b21e000010"])
+        #expect(lower.code == 0, "\(lower)")
+        #expect(try json(lower.stdout)["device"] as? String == Self.glucose, "\(lower.stdout)")
+        let ambiguous = try await h.fleetctl(["connect", "mfr-006b-0a"])
+        #expect(ambiguous.code == 3, "\(ambiguous)")
+        #expect(ambiguous.stderr.contains("mfr-006b-0a01") && ambiguous.stderr.contains("mfr-006b-0a02"), "\(ambiguous.stderr)")
+        let shouted = try await h.fleetctl(["--json", "connect", "mfr-006B-0A03"])
+        #expect(shouted.code == 0, "\(shouted)")
+        #expect(try json(shouted.stdout)["device"] as? String == "mfr-006b-0a03", "\(shouted.stdout)")
+        let ids = Set(try await h.devices().keys)
+        #expect(ids == [Self.strap, Self.glucose, "mfr-006b-0a01", "mfr-006b-0a02", "mfr-006b-0a03"], "no phantom device: \(ids)")
+    }
 }

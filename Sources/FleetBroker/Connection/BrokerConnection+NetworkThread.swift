@@ -130,7 +130,7 @@ extension BrokerConnection {
                 return .failed(BrokerError(.connectTimedOut, "the broker at \(endpoint) did not answer CONNECT within \(configuration.connectTimeout)"))
             }
             // Short passes, so a shutdown during a slow connect is seen within a quarter second.
-            let code = client.loop(timeoutMilliseconds: min(250, max(1, milliseconds(remaining))))
+            let code = client.loop(timeoutMilliseconds: min(250, max(1, Int(clamping: remaining.milliseconds))))
             let loopErrno = errno
             if let connack = signals.connack {
                 guard connack == 0 else {
@@ -178,7 +178,7 @@ extension BrokerConnection {
                 // Past the deadline without the offline PUBACK (or without the DISCONNECT written): closing the
                 // socket bare makes the broker publish the will, so the status still ends `offline`.
                 guard remaining > .zero else { return .stopped }
-                timeout = min(100, max(1, milliseconds(remaining)))
+                timeout = min(100, max(1, Int(clamping: remaining.milliseconds)))
             }
             let code = client.loop(timeoutMilliseconds: timeout)
             let loopErrno = errno
@@ -217,9 +217,5 @@ extension BrokerConnection {
         } else {
             emit(.acknowledged(id))
         }
-    }
-
-    private func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
     }
 }

@@ -1,8 +1,9 @@
 import FleetPlatform
 
-/// The supervisor as a service: started means the snapshot is restored, BlueZ's tree adopted and READY=1
-/// sent; a graceful shutdown stops it in order (STOPPING=1, snapshot flushed, links left or dropped as
-/// configured), a cancellation abandons it.
+/// The supervisor as a service: started means the snapshot is restored, BlueZ's tree adopted (or bluetoothd
+/// found absent and awaited) and READY=1 sent; a graceful shutdown stops it in order (STOPPING=1, snapshot
+/// flushed, links left or dropped as configured), a cancellation abandons it. Losing the bus fails it with
+/// `BusLostError`, so the group shuts down and fleetd exits non-zero.
 public struct SupervisorService: Service {
     public let supervisor: FleetSupervisor
 
@@ -11,7 +12,16 @@ public struct SupervisorService: Service {
     public func start() async throws { try await supervisor.start() }
 
     public func run() async throws {
-        try await gracefulShutdown()
+        let supervisor = self.supervisor
+        do {
+            try await cancelWhenGracefulShutdown {
+                try await supervisor.untilBusLost()
+                throw BusLostError()
+            }
+        } catch let error as BusLostError {
+            await supervisor.stop()
+            throw error
+        }
         await supervisor.stop()
     }
 }

@@ -11,8 +11,15 @@ extension FleetSupervisor {
         }
         if case .serviceAppeared = event {
             logger.notice("bluetoothd appeared on the bus; reading its objects")
+            bluezOnBus = true
             do { try await reconcile() } catch { logger.error("cannot read BlueZ's objects: \(error)") }
+            updateStatus()
             return
+        }
+        if case .serviceLost = event {
+            bluezOnBus = false
+            logger.warning("bluetoothd left the bus; waiting for it to return", id: FleetMessageID.waitingForBlueZ.rawValue,
+                           metadata: ["reason": "service-lost"])
         }
         let changes = tree.apply(event)
         reportProblems()

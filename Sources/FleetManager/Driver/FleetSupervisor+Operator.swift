@@ -51,14 +51,25 @@ extension FleetSupervisor {
     }
 
     public func connect(_ reference: String) throws(FleetControlError) -> ConnectOutcome {
-        let id = (try? resolve(reference).id) ?? DeviceID(reference)
-        guard machine.devices[id] != nil || (try? FleetIdentity(stableID: id.rawValue)) != nil else {
-            throw .deviceNotFound(reference: reference)
-        }
+        let id = try connectTarget(reference)
         let outcome = machine.operatorConnect(id, now: now())
         perform(outcome.actions)
         return ConnectOutcome(device: id.rawValue, state: machine.devices[id].map { DeviceState($0.phase) } ?? .unknown,
                               evicted: outcome.eviction?.victim.rawValue, note: outcome.eviction?.reason ?? outcome.message)
+    }
+
+    /// The device `connect` means. A reference that is a stable id is read in its one canonical spelling
+    /// (`addr-c8b21e000010` is `addr-C8B21E000010`), so it can never add a second device for one identity;
+    /// an id nobody has yet adds a wanted device, unless it is also a prefix of known ids, where the operator
+    /// may have meant one of them: that is ambiguous, not a guess. Anything else resolves as everywhere.
+    func connectTarget(_ reference: String) throws(FleetControlError) -> DeviceID {
+        let trimmed = reference.trimmingCharacters(in: .whitespaces)
+        guard let identity = try? FleetIdentity(stableID: trimmed) else { return try resolve(reference).id }
+        let id = DeviceID(identity.stableID)
+        if machine.devices[id] != nil { return id }
+        let prefixed = machine.devices.keys.map(\.rawValue).filter { $0.hasPrefix(trimmed) }
+        if !prefixed.isEmpty { throw .ambiguousDevice(reference: reference, candidates: ([id.rawValue] + prefixed).sorted()) }
+        return id
     }
 
     public func disconnect(_ reference: String) throws(FleetControlError) -> DisconnectOutcome {

@@ -55,6 +55,12 @@ public actor FleetSupervisor {
     public private(set) var isReady = false
     var stopping = false
     var eventTask: Task<Void, Never>?
+    /// False while bluetoothd is not on the bus (absent at start, or between its exit and its return).
+    var bluezOnBus = true
+    /// The bus connection ended under fleetd: it stops feeding the watchdog and its service fails.
+    var busLost = false
+    var busLostWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
+    var nextBusLostWaiter = 0
 
     /// `clock` gives the state machine its `now` and runs its timers; tests pass a manual one.
     public init(machine: FleetStateMachine, client: BlueZClient, logger: Logger, notifier: ServiceNotifier = ServiceNotifier(),
@@ -81,7 +87,11 @@ public actor FleetSupervisor {
     public func start() async throws(BlueZError) {
         restoreSnapshot()
         let events = try await client.events()
-        try await reconcile()
+        do {
+            try await reconcile()
+        } catch where Self.meansBlueZAbsent(error) {
+            bluezAbsentAtStart(error)
+        }
         initialSetUps = Set(machine.devices.values.filter { $0.phase == .resolving || $0.phase == .connected }.map(\.id))
         if !initialSetUps.isEmpty {
             let deadline = options.readyTimeout
@@ -101,6 +111,7 @@ public actor FleetSupervisor {
                 guard let self else { return }
                 await self.handle(event)
             }
+            await self?.eventsEnded()
         }
     }
 
@@ -177,11 +188,16 @@ public actor FleetSupervisor {
     }
 
     func statusLine(_ counts: FleetStateMachine.Counts) -> String {
-        "\(counts.wanted) wanted, \(counts.ready) ready, \(counts.backingOff) backing off, \(counts.connecting) connecting, \(counts.waiting) waiting for adapter, \(counts.failed) failed"
+        (bluezOnBus ? "" : "waiting for bluetoothd (org.bluez is not on the bus); ") + "\(counts.wanted) wanted, \(counts.ready) ready, \(counts.backingOff) backing off, \(counts.connecting) connecting, \(counts.waiting) waiting for adapter, \(counts.failed) failed"
     }
 
     /// WATCHDOG=1, sent from inside the actor: proof that the supervisor's loop is not stuck.
-    public func watchdogPing() { notifier.watchdog() }
+    /// Not sent once the bus is lost: the process is alive but cannot reach BlueZ, which the watchdog
+    /// must not vouch for.
+    public func watchdogPing() {
+        guard !busLost else { return }
+        notifier.watchdog()
+    }
 
     func reportProblems() {
         for problem in tree.problems {
