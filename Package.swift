@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "Policy"),
         .target(name: "Pairing", dependencies: ["Policy"]),
         .target(name: "Supervision", dependencies: ["Identity", "Policy"]),
-        .target(name: "FleetManager", dependencies: ["FleetSystem", "FleetPlatform", "Identity", "Policy", "Pairing", "Supervision", "FleetProtocol", "FleetControlServer", "FleetStore"]),
+        .target(name: "FleetManager", dependencies: ["FleetSystem", "FleetPlatform", "Identity", "Policy", "Pairing", "Supervision", "FleetProtocol", "FleetControlServer", "FleetStore", "FleetBroker"]),
         .target(name: "BlueZSimulator", dependencies: ["FleetPlatform", "Policy"]),
         .target(name: "FleetProtocol"),
         .target(name: "FleetControlServer", dependencies: ["FleetSystem", "FleetProtocol"]),
@@ -83,6 +83,7 @@ let package = Package(
         .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetProtocol", "FleetPlatform", "BlueZSimulator"]),
         .testTarget(name: "SoakTests", dependencies: ["FleetTestKit", "FleetManager", "Supervision", "BlueZSimulator", "Policy"]),
         .testTarget(name: "FleetBrokerTests", dependencies: ["FleetBroker", "BrokerTestKit", "FleetTestKit", "Policy"]),
+        .testTarget(name: "FleetdBrokerTests", dependencies: ["BrokerTestKit", "FleetTestKit", "FleetProtocol", "FleetStore"]),
     ],
     swiftLanguageModes: [.v6]
 )
