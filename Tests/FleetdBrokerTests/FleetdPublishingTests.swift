@@ -66,17 +66,22 @@ struct FleetdPublishingTests {
     @Test("retention overflows while the broker is away: the dropped readings are reported and counted, the rest arrive")
     func retentionOverflow() async throws {
         let broker = try await MosquittoBroker()
-        let fleet = try await BrokerFleet(broker: broker, gateway: "gw-small", extra: "[outbox]\nmax-rows = 40\ncommit-delay = 20ms\n")
+        let fleet = try await BrokerFleet(broker: broker, gateway: "gw-small", interval: 0.05, extra: "[outbox]\nmax-rows = 20\ncommit-delay = 20ms\n")
         defer { fleet.harness.stop() }
         let subscriber = try await MosquittoSubscriber(broker: broker, filter: fleet.base + "/#")
         defer { subscriber.stop() }
         try await fleet.harness.startDaemon()
         try await fleet.waitForReadings(subscriber, atLeast: 5)
         broker.stop()
-        try await waitUntil("retention to drop 100 readings", timeout: .seconds(40)) {
+        do {
+            try await waitUntil("retention to drop 30 readings", timeout: .seconds(40)) {
+                let text = try await fleet.harness.call(.metrics)["text"]?.stringValue ?? ""
+                let dropped = text.split(separator: "\n").first { $0.hasPrefix("fleetd_outbox_dropped_retention_total ") }
+                return (dropped.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0) >= 30
+            }
+        } catch {
             let text = try await fleet.harness.call(.metrics)["text"]?.stringValue ?? ""
-            let dropped = text.split(separator: "\n").first { $0.hasPrefix("fleetd_outbox_dropped_retention_total ") }
-            return (dropped.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0) >= 100
+            throw TestKitError("\(error)\n\(text.split(separator: "\n").filter { $0.hasPrefix("fleetd_outbox") || $0.hasPrefix("fleetd_mqtt") }.joined(separator: "\n"))\n\(fleet.harness.logTail(20))")
         }
         try await broker.start()
         try await fleet.waitForLink("the link back and the loss counted") { link in
