@@ -17,7 +17,8 @@ import PackageDescription
 ///   (scripts/check-links checks the binaries).
 /// - FleetStore: the SQLite state store and the durable outbox of readings (over CSQLite).
 /// - BlueZSimulator: a BlueZ 5.66 look-alike on D-Bus; fleetd never imports it.
-/// - FleetBroker: readings to the fleet's MQTT broker over libmosquitto (connection, topics, publish pump).
+/// - FleetBroker: readings to the fleet's MQTT broker over libmosquitto (connection, topics, publish pump); FleetManager wires
+///   it to the outbox (BrokerForwarder), and FleetBroker imports nothing of fleetd.
 let package = Package(
     name: "fleetd",
     platforms: [.macOS(.v14)],
