@@ -17,7 +17,8 @@ import PackageDescription
 ///   (scripts/check-links checks the binaries).
 /// - FleetStore: the SQLite state store and the durable outbox of readings (over CSQLite).
 /// - BlueZSimulator: a BlueZ 5.66 look-alike on D-Bus; fleetd never imports it.
-/// - FleetBroker: readings to the fleet's MQTT broker over libmosquitto (connection, topics, publish pump).
+/// - FleetBroker: readings to the fleet's MQTT broker over libmosquitto (connection, topics, publish pump); FleetManager wires
+///   it to the outbox (BrokerForwarder), and FleetBroker imports nothing of fleetd.
 let package = Package(
     name: "fleetd",
     platforms: [.macOS(.v14)],
@@ -40,7 +41,7 @@ let package = Package(
         .target(name: "Policy"),
         .target(name: "Pairing", dependencies: ["Policy"]),
         .target(name: "Supervision", dependencies: ["Identity", "Policy"]),
-        .target(name: "FleetManager", dependencies: ["FleetSystem", "FleetPlatform", "Identity", "Policy", "Pairing", "Supervision", "FleetProtocol", "FleetControlServer", "FleetStore"]),
+        .target(name: "FleetManager", dependencies: ["FleetSystem", "FleetPlatform", "Identity", "Policy", "Pairing", "Supervision", "FleetProtocol", "FleetControlServer", "FleetStore", "FleetBroker"]),
         .target(name: "BlueZSimulator", dependencies: ["FleetPlatform", "Policy"]),
         .target(name: "FleetProtocol"),
         .target(name: "FleetControlServer", dependencies: ["FleetSystem", "FleetProtocol"]),
@@ -83,6 +84,7 @@ let package = Package(
         .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetProtocol", "FleetPlatform", "BlueZSimulator"]),
         .testTarget(name: "SoakTests", dependencies: ["FleetTestKit", "FleetManager", "Supervision", "BlueZSimulator", "Policy"]),
         .testTarget(name: "FleetBrokerTests", dependencies: ["FleetBroker", "BrokerTestKit", "FleetTestKit", "Policy"]),
+        .testTarget(name: "FleetdBrokerTests", dependencies: ["BrokerTestKit", "FleetTestKit", "FleetProtocol", "FleetStore"]),
     ],
     swiftLanguageModes: [.v6]
 )

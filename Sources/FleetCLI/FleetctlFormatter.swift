@@ -81,7 +81,24 @@ struct FleetctlFormatter {
         counts.rows.append([.init(String(c.wanted)), .init(String(c.ready), colour: .green),
                             .init(String(c.backingOff), colour: c.backingOff > 0 ? .yellow : nil),
                             .init(String(c.failed), colour: c.failed > 0 ? .red : nil)])
-        return text + counts.render(colour: colour)
+        return text + counts.render(colour: colour) + (status.broker.map(broker) ?? "")
+    }
+
+    /// The broker link: where readings go, whether it is up, and how far publishing is behind the outbox.
+    private func broker(_ link: BrokerLinkInfo) -> String {
+        var table = TextTable(header: ["BROKER", "GATEWAY", "LINK", "BACKLOG", "OLDEST", "PUBLISHED", "RECONNECTS", "LOST"])
+        let shade: TerminalColour? = switch link.state {
+        case .connected: .green
+        case .connecting: nil
+        case .waiting, .stopped: .red
+        }
+        table.rows.append([.init(link.broker), .init(link.gateway), .init(link.state.rawValue, colour: shade),
+                           .init(String(link.backlog), colour: link.backlog > 0 && link.state != .connected ? .yellow : nil),
+                           .init(link.oldestUnpublishedSeconds.map(Self.duration) ?? "-"), .init(String(link.published)),
+                           .init(String(link.reconnects)), .init(String(link.lost), colour: link.lost > 0 ? .red : nil)])
+        var text = "\n" + table.render(colour: colour)
+        if link.state != .connected, let error = link.lastError { text += "last error: \(error)\n" }
+        return text
     }
 
     private func deviceTable(_ devices: [DeviceInfo]) -> String {

@@ -107,8 +107,27 @@ type Event (
   text: string
 )
 
-# Daemon, adapters and device counts.
-method Status() -> (daemon: Daemon, adapters: []Adapter, counts: Counts)
+# The link to the fleet's MQTT broker and how far publishing is behind.
+type Broker (
+  # host:port.
+  broker: string,
+  gateway: string,
+  # <prefix>/<gateway>: every topic of this gateway starts with it.
+  topicBase: string,
+  state: (connecting, connected, waiting, stopped),
+  reconnects: int,
+  published: int,
+  acknowledged: int,
+  # Readings in the outbox the broker has not acknowledged yet.
+  backlog: int,
+  oldestUnpublishedSeconds: ?float,
+  # Readings retention dropped before they were published.
+  lost: int,
+  lastError: ?string
+)
+
+# Daemon, adapters and device counts; broker when fleetd publishes to one.
+method Status() -> (daemon: Daemon, adapters: []Adapter, counts: Counts, broker: ?Broker)
 
 # Every device the daemon knows.
 method ListDevices() -> (devices: []Device)

@@ -3,11 +3,14 @@ public struct StatusInfo: Sendable, Equatable, Codable {
     public var daemon: DaemonInfo
     public var adapters: [AdapterInfo]
     public var counts: DeviceCounts
+    /// The link to the fleet's MQTT broker; nil when fleetd publishes to none.
+    public var broker: BrokerLinkInfo?
 
-    public init(daemon: DaemonInfo, adapters: [AdapterInfo], counts: DeviceCounts) {
+    public init(daemon: DaemonInfo, adapters: [AdapterInfo], counts: DeviceCounts, broker: BrokerLinkInfo? = nil) {
         self.daemon = daemon
         self.adapters = adapters
         self.counts = counts
+        self.broker = broker
     }
 }
 

@@ -25,6 +25,9 @@ public enum FleetMessageID: String, Sendable, CaseIterable {
     case stopping = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60714"
     case configRejected = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60715"
     case malformedReply = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60716"
+    case brokerLost = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60717"
+    case brokerBack = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60718"
+    case brokerReadingsDropped = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60719"
     case waitingForBlueZ = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60740"
     case busLost = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60741"
 }

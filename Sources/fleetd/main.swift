@@ -80,8 +80,16 @@ do {
 let options = FleetSupervisor.Options(scanServiceUUIDs: configuration.scanServiceUUIDs, duplicateData: configuration.duplicateData,
                                       leaveLinksOnExit: configuration.leaveLinksOnExit, metricsTextfile: configuration.metricsTextfile)
 let readings = ReadingRecorder.open(path: configuration.resolvedOutboxPath, configuration: configuration.outboxSettings, logger: logger)
+let broker: BrokerForwarder?
+do {
+    broker = try BrokerForwarder.open(configuration.broker, outbox: readings?.outbox, logger: logger)
+} catch {
+    logger.critical("[mqtt]: \(error)", id: FleetMessageID.configRejected.rawValue, metadata: ["reason": error.description])
+    exit(3)
+}
 let supervisor = FleetSupervisor(machine: machine, client: BlueZClient(bus: bus), logger: logger,
-                                 store: SnapshotStore(path: configuration.snapshotPath), options: options, readings: readings)
+                                 store: SnapshotStore(path: configuration.snapshotPath), options: options, readings: readings,
+                                 broker: broker)
 
 /// The configuration in force, shared by SIGHUP and `fleetctl reload`.
 final class ConfigurationHolder: @unchecked Sendable {
@@ -134,6 +142,7 @@ var services: [any Service] = [
     ClosingService { server.stop() },
     SupervisorService(supervisor),
 ]
+if let broker { services.append(BrokerService(broker, supervisor: supervisor)) }
 if options.metricsTextfile != nil { services.append(MetricsTextfileService(supervisor, interval: options.metricsInterval)) }
 services.append(WatchdogService(supervisor))
 services.append(SignalService([SIGHUP]) { _ in

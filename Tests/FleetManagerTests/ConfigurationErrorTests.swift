@@ -111,6 +111,21 @@ import FleetConfig
         BadFile("[device \"addr-AABBCCDDEEFF\"]\nread = 2a3g", .invalidValue, line: 2, key: "read", says: "2a3g"),
         BadFile("[device \"addr-AABBCCDDEEFF\"]\nname =", .invalidValue, line: 2, key: "name", says: "needs a value"),
         BadFile("[device \"addr-AABBCCDDEEFF\"]\n\n[device \"addr-aabbccddeeff\"]", .duplicateSection, line: 3, key: nil, says: "same device"),
+        BadFile("[mqtt]\nport = 1883", .incompleteSection, line: 2, key: "port", says: "needs host"),
+        BadFile("[mqtt]\nhost = a b", .invalidValue, line: 2, key: "host", says: "not a host name"),
+        BadFile("[mqtt]\nhost = b\nport = 70000", .invalidValue, line: 3, key: "port", says: "outside 1…65535"),
+        BadFile("[mqtt]\nhost = b\nprotocol = 3", .invalidValue, line: 3, key: "protocol", says: "not one of 3.1.1, 5"),
+        BadFile("[mqtt]\nhost = b\ngateway-id = ward/3", .invalidValue, line: 3, key: "gateway-id", says: "'/'"),
+        BadFile("[mqtt]\nhost = b\ngateway-id = ward+", .invalidValue, line: 3, key: "gateway-id", says: "wildcard"),
+        BadFile("[mqtt]\nhost = b\ntopic-prefix = $SYS", .invalidValue, line: 3, key: "topic-prefix", says: "'$'"),
+        BadFile("[mqtt]\nhost = b\nkeep-alive = 2s", .invalidValue, line: 3, key: "keep-alive", says: "5s…65535s"),
+        BadFile("[mqtt]\nhost = b\nkeep-alive = 10.5s", .invalidValue, line: 3, key: "keep-alive", says: "whole seconds"),
+        BadFile("[mqtt]\nhost = b\nca-file = ca.pem", .invalidValue, line: 3, key: "ca-file", says: "absolute path"),
+        BadFile("[mqtt]\nhost = b\nca-file = /ca.pem\ncert-file = /c.pem", .incompleteSection, line: 4, key: "cert-file", says: "both cert-file and key-file"),
+        BadFile("[mqtt]\nhost = b\nkey-file = /c.key", .incompleteSection, line: 3, key: "key-file", says: "both cert-file and key-file"),
+        BadFile("[mqtt]\nhost = b\ncert-file = /c.pem\nkey-file = /c.key", .incompleteSection, line: 3, key: "cert-file", says: "set ca-file"),
+        BadFile("[mqtt]\nhost = b\nusername = x", .unknownKey, line: 3, key: "username", says: "credentials-file"),
+        BadFile("[mqtt \"x\"]\nhost = b", .unknownSection, line: 1, key: nil, says: "takes no name"),
     ]
 
     @Test(arguments: cases)

@@ -38,6 +38,24 @@ import FleetConfig
         KeyCase(kind: .outbox, keys: ["commit-delay"], text: "[outbox]\ncommit-delay = 20ms") { $0.outboxCommitDelay == .milliseconds(20) },
         KeyCase(kind: .outbox, keys: ["max-age"], text: "[outbox]\nmax-age = 0") { $0.outboxMaxAge == nil },
         KeyCase(kind: .outbox, keys: ["max-rows"], text: "[outbox]\nmax-rows = 5000") { $0.outboxMaxRows == 5000 },
+        KeyCase(kind: .mqtt, keys: ["host"], text: "[mqtt]\nhost = broker.example.net") {
+            $0.broker == BrokerSettings(host: "broker.example.net") && $0.broker?.resolvedPort == 1883
+        },
+        KeyCase(kind: .mqtt, keys: ["port"], text: "[mqtt]\nhost = b\nport = 11883") { $0.broker?.resolvedPort == 11883 },
+        KeyCase(kind: .mqtt, keys: ["protocol"], text: "[mqtt]\nhost = b\nprotocol = 5") { $0.broker?.protocolVersion == .mqtt5 },
+        KeyCase(kind: .mqtt, keys: ["gateway-id"], text: "[mqtt]\nhost = b\ngateway-id = ward-3") {
+            $0.broker?.resolvedGatewayID(hostName: "ignored.example.net") == "ward-3"
+        },
+        KeyCase(kind: .mqtt, keys: ["topic-prefix"], text: "[mqtt]\nhost = b\ntopic-prefix = site/a") { $0.broker?.topicPrefix == "site/a" },
+        KeyCase(kind: .mqtt, keys: ["keep-alive"], text: "[mqtt]\nhost = b\nkeep-alive = 1min") { $0.broker?.keepAlive == .seconds(60) },
+        KeyCase(kind: .mqtt, keys: ["ca-file", "cert-file", "key-file"],
+                text: "[mqtt]\nhost = b\nca-file = /etc/ca.pem\ncert-file = /etc/c.pem\nkey-file = /etc/c.key") {
+            $0.broker?.caFile == "/etc/ca.pem" && $0.broker?.certificateFile == "/etc/c.pem" && $0.broker?.keyFile == "/etc/c.key"
+                && $0.broker?.resolvedPort == 8883
+        },
+        KeyCase(kind: .mqtt, keys: ["credentials-file"], text: "[mqtt]\nhost = b\ncredentials-file = /etc/fleetd/broker.credentials") {
+            $0.broker?.credentialsFile == "/etc/fleetd/broker.credentials"
+        },
         KeyCase(kind: .adapters, keys: ["use"], text: "[adapters]\nuse = hci1\thci0") { $0.adapters == ["hci1", "hci0"] },
         KeyCase(kind: .adapters, keys: ["capacity"], text: "[adapters]\ncapacity = 7") { $0.defaultCapacity == 7 && $0.capacity.isEmpty },
         KeyCase(kind: .adapter, keys: ["capacity"], text: "[adapter \"hci2\"]\ncapacity = 2") { $0.capacity == ["hci2": 2] && $0.defaultCapacity == 5 },

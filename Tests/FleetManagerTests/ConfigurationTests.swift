@@ -38,6 +38,16 @@ import FleetConfig
         var expected = FleetConfiguration.defaults
         expected.capacity = ["hci1": 3]
         expected.outboxPath = "/var/lib/fleetd/outbox.db"  // the commented path line, enabled
+        var broker = BrokerSettings(host: "broker.example.net")
+        broker.port = 8883
+        broker.protocolVersion = .mqtt5
+        broker.gatewayID = "ward-3"
+        broker.topicPrefix = "hospital/fleetd"
+        broker.caFile = "/etc/fleetd/broker-ca.pem"
+        broker.certificateFile = "/etc/fleetd/ward-3.pem"
+        broker.keyFile = "/etc/fleetd/ward-3.key"
+        broker.credentialsFile = "/etc/fleetd/broker.credentials"
+        expected.broker = broker
         expected.identityRules = [
             .manufacturerData(try ManufacturerDataRule(companyID: 0x0059, byteRange: 2..<8,
                                                        expected: BytePattern(offset: 0, bytes: [0x59, 0x00], mask: [0xff, 0xff]))),

@@ -20,6 +20,8 @@ public enum ConfigSection: String, Sendable, Hashable, CaseIterable, CustomStrin
     case device
     /// `[outbox]`: the durable store of readings.
     case outbox
+    /// `[mqtt]`: the fleet's MQTT broker the readings are published to.
+    case mqtt
 
     /// The name in the brackets.
     public var kind: String { self == .identityRule ? "identity" : rawValue }
@@ -27,7 +29,7 @@ public enum ConfigSection: String, Sendable, Hashable, CaseIterable, CustomStrin
     /// How the header is written, with a placeholder for the quoted name.
     public var description: String {
         switch self {
-        case .daemon, .adapters, .scan, .identity, .outbox: "[\(kind)]"
+        case .daemon, .adapters, .scan, .identity, .outbox, .mqtt: "[\(kind)]"
         case .adapter: "[adapter \"<hciN>\"]"
         case .identityRule: "[identity \"<rule name>\"]"
         case .policy: "[policy \"<class>\"]"
@@ -51,6 +53,9 @@ public enum ConfigSection: String, Sendable, Hashable, CaseIterable, CustomStrin
              "stable-after", "recovery-window", "retry-budget", "min-hold"]
         case .device: ["name", "class", "subscribe", "read"]
         case .outbox: ["path", "commit-delay", "max-age", "max-rows"]
+        case .mqtt:
+            ["host", "port", "protocol", "gateway-id", "topic-prefix", "keep-alive", "ca-file", "cert-file", "key-file",
+             "credentials-file"]
         }
     }
 
@@ -73,7 +78,7 @@ public enum ConfigSection: String, Sendable, Hashable, CaseIterable, CustomStrin
             kind = known
         }
         switch kind {
-        case .daemon, .adapters, .scan, .outbox:
+        case .daemon, .adapters, .scan, .outbox, .mqtt:
             guard section.name == nil else { throw fail("[\(kind.kind)] takes no name") }
         case .adapter, .policy, .device:
             guard let name = section.name, !name.isEmpty else { throw fail("needs a name: \(kind)") }

@@ -8,7 +8,8 @@ extension FleetConfiguration {
         try FleetConfiguration(document: ConfigDocument.parse(text, file: file))
     }
 
-    /// Reads and parses the file at `path`; an unreadable or non-UTF-8 file is a ``ConfigError`` too.
+    /// Reads and parses the file at `path`; an unreadable or non-UTF-8 file is a ``ConfigError`` too, and so is a
+    /// file `[mqtt]` names that fleetd could not use (a credentials file others may read, an unreadable CA).
     public static func load(path: String) throws(ConfigError) -> FleetConfiguration {
         let data: Data
         do {
@@ -20,7 +21,10 @@ extension FleetConfiguration {
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigError(.unreadableFile, file: path, line: 0, "the configuration file is not UTF-8 text")
         }
-        return try parse(text, file: path)
+        let document = try ConfigDocument.parse(text, file: path)
+        let configuration = try FleetConfiguration(document: document)
+        try configuration.checkBrokerFiles(document)
+        return configuration
     }
 
     init(document: ConfigDocument) throws(ConfigError) {
@@ -57,7 +61,7 @@ extension FleetConfiguration {
                 // 0 switches a bound off.
                 if let d = try reader.duration("max-age") { outboxMaxAge = d == .zero ? nil : d }
                 if let n = try reader.integer("max-rows", in: 0...Int(Int32.max)) { outboxMaxRows = n == 0 ? nil : n }
-
+            case .mqtt: try applyBroker(reader)
             }
         }
         identityRules = identity.rules

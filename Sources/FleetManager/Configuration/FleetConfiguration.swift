@@ -34,6 +34,10 @@ public struct FleetConfiguration: Sendable, Hashable {
     /// At most this many readings are kept (the oldest go first); nil is unbounded.
     public var outboxMaxRows: Int? = 1_000_000
 
+    // [mqtt]
+    /// Where readings are published; nil (no `host`) publishes nothing.
+    public var broker: BrokerSettings? = nil
+
     /// The outbox file in force: `[outbox] path`, else `outbox.db` beside the snapshot.
     public var resolvedOutboxPath: String {
         if let outboxPath { return outboxPath }

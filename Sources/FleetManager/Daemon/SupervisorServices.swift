@@ -70,3 +70,25 @@ public struct WatchdogService: Service {
         }
     }
 }
+
+/// Publishing to the fleet's MQTT broker, started once the supervisor is ready and stopped before it (so the
+/// outbox is still open when the publisher records its last acknowledged cursor).
+public struct BrokerService: Service {
+    public let forwarder: BrokerForwarder
+    public let supervisor: FleetSupervisor
+
+    public init(_ forwarder: BrokerForwarder, supervisor: FleetSupervisor) {
+        self.forwarder = forwarder
+        self.supervisor = supervisor
+    }
+
+    public func start() async throws {
+        let supervisor = self.supervisor
+        forwarder.start(feed: supervisor.feed) { await supervisor.deviceInfos() }
+    }
+
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await forwarder.stop()
+    }
+}

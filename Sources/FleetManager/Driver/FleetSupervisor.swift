@@ -41,6 +41,8 @@ public actor FleetSupervisor {
     let store: SnapshotStore?
     /// The durable outbox every delivered value is appended to; nil runs without one.
     public let readings: ReadingRecorder?
+    /// Publishes the outbox to the fleet's MQTT broker; nil publishes nothing. Its status and metrics join ours.
+    public let broker: BrokerForwarder?
     public let feed: EventFeed
     public let metrics: FleetMetrics
     let options: Options
@@ -65,8 +67,10 @@ public actor FleetSupervisor {
     /// `clock` gives the state machine its `now` and runs its timers; tests pass a manual one.
     public init(machine: FleetStateMachine, client: BlueZClient, logger: Logger, notifier: ServiceNotifier = ServiceNotifier(),
                 store: SnapshotStore?, options: Options = Options(), clock: any SupervisorClock = SystemSupervisorClock(),
-                feed: EventFeed? = nil, metrics: FleetMetrics = FleetMetrics(), readings: ReadingRecorder? = nil) {
+                feed: EventFeed? = nil, metrics: FleetMetrics = FleetMetrics(), readings: ReadingRecorder? = nil,
+                broker: BrokerForwarder? = nil) {
         self.readings = readings
+        self.broker = broker
         self.machine = machine
         self.client = client
         self.logger = logger

@@ -58,8 +58,13 @@ public final class ReadingRecorder: Sendable {
         case .writeResumed(let failures, let pending):
             logger.notice("outbox writes resumed after \(failures) failed attempt(s); \(pending) reading(s) pending")
         case .retentionDropped(let readings, let bytes, let through, let behind):
-            let lost = behind.isEmpty ? "" : "; consumers that lost their place: \(behind.joined(separator: ", "))"
-            logger.info("outbox retention dropped \(readings) reading(s) (\(bytes) bytes) through id \(through)\(lost)")
+            guard !behind.isEmpty else {
+                logger.info("outbox retention dropped \(readings) reading(s) (\(bytes) bytes) through id \(through)")
+                return
+            }
+            // A consumer (the broker publisher, a fleetctl follower) had not acknowledged them: they are gone for it.
+            logger.warning("outbox retention dropped \(readings) reading(s) (\(bytes) bytes) through id \(through); consumers that lost their place: \(behind.joined(separator: ", "))",
+                           metadata: ["reason": "outbox-retention-overtook-consumer"])
         case .memoryOverflow(let dropped, let pending):
             logger.warning("outbox memory limit reached: \(dropped) reading(s) discarded, \(pending) pending",
                            metadata: ["reason": "outbox-overflow"])
