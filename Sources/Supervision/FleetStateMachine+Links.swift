@@ -30,7 +30,7 @@ extension FleetStateMachine {
             }
             device.lastReason = "\(error.name)\(error.message.isEmpty ? "" : ": \(error.message)")"
             device.linkPath = nil
-            device.beforeLastFailure = (device.reconnect, now)
+            device.beforeLastFailure = (device.reconnect, now, adapter)
             let step = device.reconnect.connectFailed(failure, now: now, using: &rng)
             apply(step, to: &device, now: now, into: &actions)
         } else {
@@ -57,6 +57,9 @@ extension FleetStateMachine {
             device.phase = .ready
             device.adopted = false
             device.attempt = 0
+            // A session that reached ready clears the failures: its end (a cuff that uploads and hangs up) is a
+            // session ending, not one more failure against the budget.
+            device.reconnect.ready(now: now)
             actions.append(.event(LifecycleEvent(.ready, "\(id) is ready: \(device.wanted.subscribe.count) subscription(s) armed",
                                                  device: id, address: device.address, adapter: device.adapter)))
             actions.append(.persist)
@@ -144,7 +147,7 @@ extension FleetStateMachine {
             apply(step, to: &device, now: now, into: &actions)
             return actions
         }
-        device.beforeLastFailure = (device.reconnect, now)
+        device.beforeLastFailure = (device.reconnect, now, adapter)
         let step = device.reconnect.linkLost(failure, now: now, using: &rng)
         apply(step, to: &device, now: now, into: &actions)
         return actions
@@ -159,7 +162,7 @@ extension FleetStateMachine {
             setTimer(&device, .retry, after: delay, into: &actions)
             actions.append(.event(LifecycleEvent(.backoffScheduled, "\(device.id): \(step.reason)", device: device.id,
                                                  address: device.address, adapter: device.adapter,
-                                                 reason: step.classification?.code ?? "reconnect", attempt: step.failures, delay: delay)))
+                                                 reason: step.classification?.code ?? "reconnect", failures: step.failures, delay: delay)))
         }
         switch step.action {
         case .connect(let delay):
@@ -179,11 +182,12 @@ extension FleetStateMachine {
             }
             scheduleRetry(delay)
         case .waitForAdapter:
-            if let adapter = device.bestSighting?.adapter, adapters[adapter]?.powered == true,
+            if device.sightings.values.contains(where: { adapters[$0.adapter]?.powered == true }),
                let retry = device.reconnect.adapterReturned(now: now, using: &rng),
                case .connect(let delay) = retry.action {
-                // BlueZ said the adapter is not ready, yet it reports itself powered: no second Powered=true
-                // will come, so this is retried like a transient failure.
+                // Another adapter that sees the device is powered (it moves there, spread over the recovery
+                // window), or BlueZ said the adapter is not ready while it reports itself powered (no second
+                // Powered=true will come): either way it is retried, with nothing counted.
                 scheduleRetry(delay)
             } else {
                 device.phase = .waitingForAdapter
@@ -193,7 +197,7 @@ extension FleetStateMachine {
             device.phase = .failed(reason: step.reason)
             device.nextRetry = nil
             actions.append(.event(LifecycleEvent(.gaveUp, "gave up on \(device.id): \(step.reason)", device: device.id,
-                                                 reason: step.classification?.code ?? "budget", attempt: step.failures, warning: true)))
+                                                 reason: step.classification?.code ?? "budget", failures: step.failures, warning: true)))
             actions.append(.persist)
         case .connected:
             break
