@@ -28,6 +28,19 @@ extension FleetStateMachine {
                 devices[id] = device
                 return actions + pump(now: now)
             }
+            if error.name == Self.unknownObject {
+                // BlueZ has no such object any more: fleetd's copy of the tree lags behind a removal whose signal
+                // is still on its way (an adapter going off, a temporary device expiring). The path failed, not
+                // the device: the path is forgotten and the device competes again through the ones left, with
+                // nothing counted. It cannot loop: a path comes back only when BlueZ reports the object again.
+                device.lastReason = "\(error.name)\(error.message.isEmpty ? "" : ": \(error.message)")"
+                device.linkPath = nil
+                device.sightings.removeValue(forKey: path)
+                owners.removeValue(forKey: path)
+                device.phase = device.sightings.isEmpty ? .unknown : .discovered
+                devices[id] = device
+                return actions + pump(now: now)
+            }
             device.lastReason = "\(error.name)\(error.message.isEmpty ? "" : ": \(error.message)")"
             device.linkPath = nil
             device.beforeLastFailure = (device.reconnect, now, adapter)
@@ -41,6 +54,9 @@ extension FleetStateMachine {
         devices[id] = device
         return actions + pump(now: now)
     }
+
+    /// D-Bus's answer for a call to an object path that does not exist.
+    static let unknownObject = "org.freedesktop.DBus.Error.UnknownObject"
 
     /// The driver's report on a `.setUp` action: subscriptions armed and reads done, or what failed.
     public mutating func setUpFinished(device id: DeviceID, token: UInt64, error: BlueZError?, now: Duration) -> [FleetAction] {

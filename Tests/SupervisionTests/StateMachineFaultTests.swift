@@ -72,6 +72,26 @@ import Testing
         #expect(driver.phase(a) == .ready)
     }
 
+    // MARK: found by the soak: a connect through an object BlueZ has already removed
+
+    @Test func aConnectThroughAVanishedObjectCountsNothingAndTriesAnotherPath() throws {
+        var driver = ManualDriver(try FleetFixture.machine([a.wanted()]))
+        driver.adapter(hci0)
+        driver.adapter(hci1)
+        driver.see(a.object(adapter: hci1, rssi: -80))
+        // hci1 had the only sighting when the connect started; hci0 hears it meanwhile.
+        let first = try #require(driver.history.connects.first)
+        driver.see(a.object(adapter: hci0, rssi: -50))
+        let gone = FleetFixture.connectError(first.path, "org.freedesktop.DBus.Error.UnknownObject",
+                                             "Method \"Connect\" with signature \"\" on interface \"org.bluez.Device1\" doesn't exist")
+        let failed = driver.connectFinished(first, error: gone)
+        #expect(driver.machine.devices[a.id]?.reconnect.failures == 0, "the object was gone, the device did not fail")
+        #expect(failed.events(.backoffScheduled).isEmpty)
+        #expect(driver.machine.owners[first.path] == nil && driver.machine.devices[a.id]?.sightings[first.path] == nil)
+        let next = try #require(failed.connects.first, "it tries the path that is left at once")
+        #expect(next.adapter != first.adapter)
+    }
+
     // MARK: D. sessions that reached ready, bluetoothd restarts
 
     @Test func sessionsThatReachReadyAndEndNeverSpendTheBudget() throws {
