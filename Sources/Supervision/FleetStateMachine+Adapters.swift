@@ -55,9 +55,17 @@ extension FleetStateMachine {
                 // A device with no link anywhere that only off adapters see is paused too: it has nowhere to go,
                 // and its return is spread over the recovery window with the others.
                 let linkedHere = device.adapter == id
-                let failedHere = device.linkPath == nil && device.beforeLastFailure.map { $0.adapter == id && now - $0.at <= Self.adapterOffGrace } ?? false
+                let failedHere = device.beforeLastFailure.map { $0.adapter == id && now - $0.at <= Self.adapterOffGrace } ?? false
                 let strandedHere = device.linkPath == nil && device.sightings.values.contains { $0.adapter == id }
                     && !device.sightings.values.contains { adapters[$0.adapter]?.powered == true }
+                if failedHere, !linkedHere, device.linkPath != nil, let saved = device.beforeLastFailure {
+                    // It failed here a moment ago and is linked (or connecting) elsewhere by now: only the count
+                    // is taken back; its link is left alone.
+                    device.reconnect.restore(failures: saved.state.failures, hasGivenUp: false)
+                    device.beforeLastFailure = nil
+                    devices[deviceID] = device
+                    continue
+                }
                 guard linkedHere || failedHere || strandedHere else { continue }
                 switch device.phase {
                 case .idle, .evicted: continue
@@ -77,6 +85,17 @@ extension FleetStateMachine {
         }
         actions += pump(now: now)
         return actions
+    }
+
+    /// Remembers the reconnect state before a failure on `adapter`, for `adapterPowered(_:false:)` to take back.
+    /// A run of failures on one adapter within the grace keeps the state before the first of them: a fleet that
+    /// lags behind BlueZ may try an adapter that is already off more than once before it hears so.
+    func noteFailure(_ device: inout FleetDevice, on adapter: AdapterID?, now: Duration) {
+        if let saved = device.beforeLastFailure, saved.adapter == adapter, now - saved.at <= Self.adapterOffGrace {
+            device.beforeLastFailure = (saved.state, now, adapter)
+        } else {
+            device.beforeLastFailure = (device.reconnect, now, adapter)
+        }
     }
 
     mutating func adapterRemoved(_ id: AdapterID, now: Duration) -> [FleetAction] {

@@ -120,7 +120,7 @@ extension FleetStateMachine {
             adapters[path.adapter]?.slots.connectFinished(device: id.rawValue)
             device.connectToken = nil
             device.linkPath = nil
-            device.beforeLastFailure = (device.reconnect, now, path.adapter)
+            noteFailure(&device, on: path.adapter, now: now)
             let step = device.reconnect.connectFailed(.dbus(name: "org.freedesktop.DBus.Error.UnknownObject", message: "device object removed"),
                                                       now: now, using: &rng)
             apply(step, to: &device, now: now, into: &actions)

@@ -43,7 +43,7 @@ extension FleetStateMachine {
             }
             device.lastReason = "\(error.name)\(error.message.isEmpty ? "" : ": \(error.message)")"
             device.linkPath = nil
-            device.beforeLastFailure = (device.reconnect, now, adapter)
+            noteFailure(&device, on: adapter, now: now)
             let step = device.reconnect.connectFailed(failure, now: now, using: &rng)
             apply(step, to: &device, now: now, into: &actions)
         } else {
@@ -163,7 +163,7 @@ extension FleetStateMachine {
             apply(step, to: &device, now: now, into: &actions)
             return actions
         }
-        device.beforeLastFailure = (device.reconnect, now, adapter)
+        noteFailure(&device, on: adapter, now: now)
         let step = device.reconnect.linkLost(failure, now: now, using: &rng)
         apply(step, to: &device, now: now, into: &actions)
         return actions

@@ -50,6 +50,28 @@ import Testing
         #expect(driver.machine.devices[b.id]?.reconnect.failures == 0)
     }
 
+    /// fleetd's view lags behind BlueZ: it tries an adapter that is already off twice, moves to another, and
+    /// only then hears that the first one went off. Neither failure is the device's.
+    @Test func failuresOnAnAdapterHeardOffLateAreTakenBackEvenAfterMovingOn() throws {
+        var driver = ManualDriver(try FleetFixture.machine([a.wanted()], settings: FleetFixture.settings(policy: FleetFixture.slowRetries(floor: .milliseconds(100)))))
+        driver.adapter(hci0)
+        driver.adapter(hci1)
+        driver.see(a.object(adapter: hci0, rssi: -40))
+        var connect = try #require(driver.history.connects.last)
+        #expect(connect.adapter == hci0)
+        let io = FleetFixture.connectError(connect.path, "org.bluez.Error.Failed", "Input/output error")
+        driver.connectFinished(connect, error: io)
+        connect = try #require(driver.advance(by: .milliseconds(300)).connects.first)
+        #expect(connect.adapter == hci0)
+        driver.connectFinished(connect, error: io)
+        #expect(driver.machine.devices[a.id]?.reconnect.failures == 2)
+        driver.see(a.object(adapter: hci1, rssi: -90))
+        driver.power(false, adapter: hci0)
+        #expect(driver.machine.devices[a.id]?.reconnect.failures == 0, "both failures were the adapter's")
+        driver.advance(by: .seconds(31))
+        #expect(driver.history.connects.last?.adapter == hci1, "within the recovery window it goes on through the adapter that is up")
+    }
+
     // MARK: B. reload
 
     @Test func aReloadKeepsTheDevicesThatHadNoLinkReachable() throws {
