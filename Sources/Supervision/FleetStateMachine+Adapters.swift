@@ -61,7 +61,7 @@ extension FleetStateMachine {
                 if failedHere, !linkedHere, device.linkPath != nil, let saved = device.beforeLastFailure {
                     // It failed here a moment ago and is linked (or connecting) elsewhere by now: only the count
                     // is taken back; its link is left alone.
-                    device.reconnect.restore(failures: saved.state.failures, hasGivenUp: false)
+                    device.reconnect.restore(failures: min(saved.state.failures, device.reconnect.failures), hasGivenUp: false)
                     device.beforeLastFailure = nil
                     devices[deviceID] = device
                     continue

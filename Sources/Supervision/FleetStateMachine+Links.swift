@@ -76,6 +76,8 @@ extension FleetStateMachine {
             // A session that reached ready clears the failures: its end (a cuff that uploads and hangs up) is a
             // session ending, not one more failure against the budget.
             device.reconnect.ready(now: now)
+            // Nothing before this session is left to take back.
+            device.beforeLastFailure = nil
             actions.append(.event(LifecycleEvent(.ready, "\(id) is ready: \(device.wanted.subscribe.count) subscription(s) armed",
                                                  device: id, address: device.address, adapter: device.adapter)))
             actions.append(.persist)
