@@ -102,13 +102,14 @@ struct FleetctlFormatter {
     }
 
     private func deviceTable(_ devices: [DeviceInfo]) -> String {
-        var table = TextTable(header: ["ID", "NAME", "STATE", "ADAPTER", "ADDRESS", "RSSI", "LAST-SEEN", "ATTEMPT", "NEXT-RETRY", "CLASS"])
+        var table = TextTable(header: ["ID", "NAME", "STATE", "ADAPTER", "ADDRESS", "RSSI", "LAST-SEEN", "ATTEMPT", "FAILURES", "NEXT-RETRY", "CLASS"])
         for device in devices {
             table.rows.append([
                 .init(device.id), .init(device.displayName), .init(device.state.rawValue, colour: TerminalColour.of(device.state)),
                 .init(device.adapter ?? "-"), .init(device.address ?? "-"), .init(device.rssi.map(String.init) ?? "-"),
                 .init(device.lastSeenSecondsAgo.map { Self.duration($0) + " ago" } ?? "never"),
-                .init(String(device.attempt)), .init(device.nextRetryInSeconds.map { "in " + Self.duration($0) } ?? "-"),
+                .init(String(device.attempt)), .init(String(device.failures), colour: device.failures > 0 ? .yellow : nil),
+                .init(device.nextRetryInSeconds.map { "in " + Self.duration($0) } ?? "-"),
                 .init(device.policyClass),
             ])
         }
@@ -121,7 +122,7 @@ struct FleetctlFormatter {
             ("id", device.id), ("name", device.displayName), ("state", paint(device.state)),
             ("adapter", device.adapter ?? "-"), ("address", device.address ?? "-"), ("rssi", device.rssi.map(String.init) ?? "-"),
             ("last seen", device.lastSeenSecondsAgo.map { Self.duration($0) + " ago" } ?? "never"),
-            ("attempt", String(device.attempt)), ("next retry", device.nextRetryInSeconds.map { "in " + Self.duration($0) } ?? "-"),
+            ("attempt", String(device.attempt)), ("failures", String(device.failures)), ("next retry", device.nextRetryInSeconds.map { "in " + Self.duration($0) } ?? "-"),
             ("class", device.policyClass), ("identity", detail.identity ?? "-"), ("last error", detail.lastError ?? "-"),
             ("connected for", detail.connectedForSeconds.map(Self.duration) ?? "-"),
         ]

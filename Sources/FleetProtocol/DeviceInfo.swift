@@ -11,14 +11,17 @@ public struct DeviceInfo: Sendable, Equatable, Codable {
     public var rssi: Int?
     /// Seconds since the device was last heard from; nil when never seen.
     public var lastSeenSecondsAgo: Double?
-    /// Attempt number within the current connection cycle.
+    /// `attempt`: connect attempts in the current cycle, since the device was last ready (0 while ready).
     public var attempt: Int
+    /// `failures`: consecutive failures counted against the class's retry budget (failed connects, links lost
+    /// before ready); cleared when a session reaches ready. A session that reached ready and ended is not one.
+    public var failures: Int
     /// Seconds until the next connection attempt, when backing off.
     public var nextRetryInSeconds: Double?
     public var policyClass: String
 
     public init(id: String, displayName: String, state: DeviceState, adapter: String? = nil, address: String? = nil,
-                rssi: Int? = nil, lastSeenSecondsAgo: Double? = nil, attempt: Int = 0,
+                rssi: Int? = nil, lastSeenSecondsAgo: Double? = nil, attempt: Int = 0, failures: Int = 0,
                 nextRetryInSeconds: Double? = nil, policyClass: String) {
         self.id = id
         self.displayName = displayName
@@ -28,6 +31,7 @@ public struct DeviceInfo: Sendable, Equatable, Codable {
         self.rssi = rssi
         self.lastSeenSecondsAgo = lastSeenSecondsAgo
         self.attempt = attempt
+        self.failures = failures
         self.nextRetryInSeconds = nextRetryInSeconds
         self.policyClass = policyClass
     }

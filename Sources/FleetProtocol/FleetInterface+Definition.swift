@@ -63,8 +63,11 @@ type Device (
   rssi: ?int,
   # Seconds since the device was last heard from.
   lastSeenSecondsAgo: ?float,
-  # Connection attempt number of the current cycle (0 when ready).
+  # Connect attempts in the current cycle, since the device was last ready (0 while ready).
   attempt: int,
+  # Consecutive failures counted against the class's retry budget (failed connects, links lost before
+  # ready); cleared when a session reaches ready. A session that reached ready and ended is not a failure.
+  failures: int,
   nextRetryInSeconds: ?float,
   policyClass: string
 )

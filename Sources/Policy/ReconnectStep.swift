@@ -21,7 +21,7 @@ public struct ReconnectStep: Sendable, Hashable {
     public let action: Action
     /// The classification behind this step, if it followed a failure.
     public let classification: ErrorClassification?
-    /// Consecutive failures counted so far (`FLEET_ATTEMPT`).
+    /// Consecutive failures counted against the retry budget so far (`failures`, `FLEET_FAILURES`).
     public let failures: Int
     /// Why, for logs and fleetctl: "le-connection-abort-by-local; retry 3 in 2.4 s".
     public let reason: String

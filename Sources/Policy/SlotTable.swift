@@ -65,6 +65,18 @@ public struct SlotTable: Sendable, Hashable {
         links[device] = link
     }
 
+    /// `device`'s class changed (a reload, `fleetctl set-policy`): its link and its connect in flight are held
+    /// under the new class from now on, keeping when the link came up, its activity and its signal.
+    public mutating func reclassify(device: String, as policyClass: PolicyClass) {
+        if let link = links[device] {
+            links[device] = Link(device: device, policyClass: policyClass, linkedAt: link.linkedAt, lastActivity: link.lastActivity,
+                                 rssi: link.rssi)
+        }
+        if let pending = connectInFlight, pending.device == device {
+            connectInFlight = PendingConnect(device: device, policyClass: policyClass, startedAt: pending.startedAt)
+        }
+    }
+
     /// `device`'s link is gone (dropped, disconnected, or evicted). Returns the link that was held.
     @discardableResult
     public mutating func linkDown(device: String) -> Link? {

@@ -95,8 +95,12 @@ public struct FleetDevice: Sendable {
     /// The Device1 path of the link (or connect attempt).
     public var linkPath: DevicePath?
     public var reconnect: ReconnectState
-    /// Connect attempts since the last stable link.
+    /// `attempt`: connect attempts in the current cycle, i.e. since the device was last ready (1 for the first
+    /// Connect of a cycle, 0 while ready). Not the budget count: that is `reconnect.failures` (`failures`).
     public var attempt: Int = 0
+    /// Whether fleetd.conf lists this device (as opposed to one added with `fleetctl connect`). A device that
+    /// was configured and is no longer listed does not come back from the snapshot: configuration wins.
+    public var configured: Bool
     public var totalAttempts: Int = 0
     public var nextRetry: Duration?
     public var lastSeen: Duration?
@@ -110,21 +114,22 @@ public struct FleetDevice: Sendable {
     public var linkDownAt: Duration?
     /// Set while the first reconciliation adopts this device's existing link.
     public var adopted = false
-    /// The reconnect state just before the last failure, and when it happened. BlueZ reports the links of an
-    /// adapter that powers off as dropped a moment before it reports the adapter off; those failures are
-    /// taken back so that an adapter outage never burns attempts.
-    public var beforeLastFailure: (state: ReconnectState, at: Duration)?
+    /// The reconnect state just before the last failure, when it happened and on which adapter. BlueZ reports
+    /// the links of an adapter that powers off (or goes away with bluetoothd) as dropped a moment before it
+    /// reports the adapter; those failures are taken back so that an adapter outage never burns attempts.
+    public var beforeLastFailure: (state: ReconnectState, at: Duration, adapter: AdapterID?)?
     /// Stale-twin paths already asked to disconnect, so each is asked once.
     public var twinDisconnects: Set<DevicePath> = []
     /// While evicted and still linked: the device whose admission this eviction makes room for, which must
     /// not evict a second victim on another adapter meanwhile.
     public var evictedFor: DeviceID?
 
-    init(wanted: WantedDevice, isWanted: Bool, configuration: PolicyConfiguration) {
+    init(wanted: WantedDevice, isWanted: Bool, configured: Bool, configuration: PolicyConfiguration) {
         id = wanted.id
         self.wanted = wanted
         displayName = wanted.name
         self.isWanted = isWanted
+        self.configured = configured
         reconnect = ReconnectState(policyClass: wanted.policyClass, configuration: configuration)
     }
 

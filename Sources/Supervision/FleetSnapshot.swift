@@ -16,10 +16,15 @@ public struct FleetSnapshot: Codable, Sendable, Equatable {
         public var failures: Int
         public var gaveUp: Bool
         public var lastReason: String?
+        /// Whether the device came from fleetd.conf (true) or from `fleetctl connect` (false); nil in snapshots
+        /// written before fleetd recorded it.
+        public var configured: Bool?
 
-        public init(wanted: WantedDevice, isWanted: Bool, lastAddresses: [String], failures: Int, gaveUp: Bool, lastReason: String?) {
+        public init(wanted: WantedDevice, isWanted: Bool, configured: Bool? = nil, lastAddresses: [String], failures: Int, gaveUp: Bool,
+                    lastReason: String?) {
             self.wanted = wanted
             self.isWanted = isWanted
+            self.configured = configured
             self.lastAddresses = lastAddresses
             self.failures = failures
             self.gaveUp = gaveUp
@@ -47,21 +52,26 @@ extension FleetStateMachine {
         let list = devices.values.sorted { $0.id < $1.id }.map { device in
             var failed = false
             if case .failed = device.phase { failed = true }
-            return FleetSnapshot.Device(wanted: device.wanted, isWanted: device.isWanted,
+            return FleetSnapshot.Device(wanted: device.wanted, isWanted: device.isWanted, configured: device.configured,
                                         lastAddresses: Array(Set(device.sightings.values.map(\.address))).sorted(),
                                         failures: device.reconnect.failures, gaveUp: failed, lastReason: device.lastReason)
         }
         return FleetSnapshot(devices: list, registry: registry, evictions: evictions)
     }
 
-    /// Takes back the desired state of a previous run. Configured devices keep their configured class and
-    /// subscriptions; devices added by the operator come back as they were; the registry is merged.
+    /// Takes back the desired state of a previous run; the configuration (already in the machine) wins:
+    /// - a device the configuration lists keeps its configured class and subscriptions, and takes back its
+    ///   failures, whether it gave up, and whether the operator released it (`fleetctl disconnect`);
+    /// - a device that came from the configuration and is no longer listed is dropped: it does not come back;
+    /// - a device added with `fleetctl connect` comes back as it was, until `fleetctl forget`.
+    /// The registry is merged.
     public mutating func restore(_ snapshot: FleetSnapshot) {
         registry.merge(snapshot.registry)
         evictions = snapshot.evictions
         for saved in snapshot.devices {
+            if devices[saved.wanted.id] == nil, saved.cameFromConfiguration { continue }
             var device = devices[saved.wanted.id]
-                ?? FleetDevice(wanted: saved.wanted, isWanted: saved.isWanted, configuration: settings.policy)
+                ?? FleetDevice(wanted: saved.wanted, isWanted: saved.isWanted, configured: false, configuration: settings.policy)
             device.isWanted = saved.isWanted
             device.lastReason = saved.lastReason
             device.reconnect.restore(failures: saved.failures, hasGivenUp: saved.gaveUp)
@@ -73,5 +83,13 @@ extension FleetStateMachine {
             }
             devices[saved.wanted.id] = device
         }
+    }
+}
+
+extension FleetSnapshot.Device {
+    /// Whether the device was in the configuration when the snapshot was written. Snapshots from before fleetd
+    /// recorded it tell by the entry: `fleetctl connect` adds a bare id (no name, no subscriptions, no reads).
+    var cameFromConfiguration: Bool {
+        configured ?? (wanted.name != nil || !wanted.subscribe.isEmpty || !wanted.readOnConnect.isEmpty)
     }
 }

@@ -27,8 +27,10 @@ extension FleetStateMachine {
             sighting.connected = link != .down
             sighting.servicesResolved = link == .resolved
         }
+        // A path resolved afresh is owned again, even if the device still had a sighting of it: a sighting
+        // nobody owns is one whose link, services and values are never heard.
+        owners[report.path] = id
         if previous == nil {
-            owners[report.path] = id
             if !device.sightings.isEmpty {
                 actions.append(.event(LifecycleEvent(.identityMerged, "\(report.address) is another address of \(id); folded into one device",
                                                      device: id, address: report.address, adapter: report.adapter, reason: "same-identity")))
@@ -118,7 +120,7 @@ extension FleetStateMachine {
             adapters[path.adapter]?.slots.connectFinished(device: id.rawValue)
             device.connectToken = nil
             device.linkPath = nil
-            device.beforeLastFailure = (device.reconnect, now)
+            noteFailure(&device, on: path.adapter, now: now)
             let step = device.reconnect.connectFailed(.dbus(name: "org.freedesktop.DBus.Error.UnknownObject", message: "device object removed"),
                                                       now: now, using: &rng)
             apply(step, to: &device, now: now, into: &actions)
@@ -136,6 +138,13 @@ extension FleetStateMachine {
         }
         actions += pump(now: now)
         return actions
+    }
+
+    /// A value (notification or indication) arrived on `path`: the link is doing something useful, which is
+    /// what eviction's least-recently-active order looks at.
+    public mutating func valueReceived(on path: DevicePath, now: Duration) {
+        guard let id = owners[path], devices[id]?.linkPath == path else { return }
+        adapters[path.adapter]?.slots.recordActivity(device: id.rawValue, now: now)
     }
 
     /// Resolves an unknown path's identity; returns the id when it is a fleet device.

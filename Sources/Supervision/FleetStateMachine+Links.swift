@@ -28,9 +28,22 @@ extension FleetStateMachine {
                 devices[id] = device
                 return actions + pump(now: now)
             }
+            if error.name == Self.unknownObject {
+                // BlueZ has no such object any more: fleetd's copy of the tree lags behind a removal whose signal
+                // is still on its way (an adapter going off, a temporary device expiring). The path failed, not
+                // the device: the path is forgotten and the device competes again through the ones left, with
+                // nothing counted. It cannot loop: a path comes back only when BlueZ reports the object again.
+                device.lastReason = "\(error.name)\(error.message.isEmpty ? "" : ": \(error.message)")"
+                device.linkPath = nil
+                device.sightings.removeValue(forKey: path)
+                owners.removeValue(forKey: path)
+                device.phase = device.sightings.isEmpty ? .unknown : .discovered
+                devices[id] = device
+                return actions + pump(now: now)
+            }
             device.lastReason = "\(error.name)\(error.message.isEmpty ? "" : ": \(error.message)")"
             device.linkPath = nil
-            device.beforeLastFailure = (device.reconnect, now)
+            noteFailure(&device, on: adapter, now: now)
             let step = device.reconnect.connectFailed(failure, now: now, using: &rng)
             apply(step, to: &device, now: now, into: &actions)
         } else {
@@ -41,6 +54,9 @@ extension FleetStateMachine {
         devices[id] = device
         return actions + pump(now: now)
     }
+
+    /// D-Bus's answer for a call to an object path that does not exist.
+    static let unknownObject = "org.freedesktop.DBus.Error.UnknownObject"
 
     /// The driver's report on a `.setUp` action: subscriptions armed and reads done, or what failed.
     public mutating func setUpFinished(device id: DeviceID, token: UInt64, error: BlueZError?, now: Duration) -> [FleetAction] {
@@ -57,6 +73,11 @@ extension FleetStateMachine {
             device.phase = .ready
             device.adopted = false
             device.attempt = 0
+            // A session that reached ready clears the failures: its end (a cuff that uploads and hangs up) is a
+            // session ending, not one more failure against the budget.
+            device.reconnect.ready(now: now)
+            // Nothing before this session is left to take back.
+            device.beforeLastFailure = nil
             actions.append(.event(LifecycleEvent(.ready, "\(id) is ready: \(device.wanted.subscribe.count) subscription(s) armed",
                                                  device: id, address: device.address, adapter: device.adapter)))
             actions.append(.persist)
@@ -144,7 +165,7 @@ extension FleetStateMachine {
             apply(step, to: &device, now: now, into: &actions)
             return actions
         }
-        device.beforeLastFailure = (device.reconnect, now)
+        noteFailure(&device, on: adapter, now: now)
         let step = device.reconnect.linkLost(failure, now: now, using: &rng)
         apply(step, to: &device, now: now, into: &actions)
         return actions
@@ -159,7 +180,7 @@ extension FleetStateMachine {
             setTimer(&device, .retry, after: delay, into: &actions)
             actions.append(.event(LifecycleEvent(.backoffScheduled, "\(device.id): \(step.reason)", device: device.id,
                                                  address: device.address, adapter: device.adapter,
-                                                 reason: step.classification?.code ?? "reconnect", attempt: step.failures, delay: delay)))
+                                                 reason: step.classification?.code ?? "reconnect", failures: step.failures, delay: delay)))
         }
         switch step.action {
         case .connect(let delay):
@@ -179,11 +200,12 @@ extension FleetStateMachine {
             }
             scheduleRetry(delay)
         case .waitForAdapter:
-            if let adapter = device.bestSighting?.adapter, adapters[adapter]?.powered == true,
+            if device.sightings.values.contains(where: { adapters[$0.adapter]?.powered == true }),
                let retry = device.reconnect.adapterReturned(now: now, using: &rng),
                case .connect(let delay) = retry.action {
-                // BlueZ said the adapter is not ready, yet it reports itself powered: no second Powered=true
-                // will come, so this is retried like a transient failure.
+                // Another adapter that sees the device is powered (it moves there, spread over the recovery
+                // window), or BlueZ said the adapter is not ready while it reports itself powered (no second
+                // Powered=true will come): either way it is retried, with nothing counted.
                 scheduleRetry(delay)
             } else {
                 device.phase = .waitingForAdapter
@@ -193,7 +215,7 @@ extension FleetStateMachine {
             device.phase = .failed(reason: step.reason)
             device.nextRetry = nil
             actions.append(.event(LifecycleEvent(.gaveUp, "gave up on \(device.id): \(step.reason)", device: device.id,
-                                                 reason: step.classification?.code ?? "budget", attempt: step.failures, warning: true)))
+                                                 reason: step.classification?.code ?? "budget", failures: step.failures, warning: true)))
             actions.append(.persist)
         case .connected:
             break

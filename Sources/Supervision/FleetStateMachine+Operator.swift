@@ -29,9 +29,12 @@ extension FleetStateMachine {
     public mutating func operatorConnect(_ id: DeviceID, now: Duration) -> OperatorOutcome {
         var actions: [FleetAction] = []
         if devices[id] == nil {
-            devices[id] = FleetDevice(wanted: WantedDevice(id: id), isWanted: true, configuration: settings.policy)
+            devices[id] = FleetDevice(wanted: WantedDevice(id: id), isWanted: true, configured: false, configuration: settings.policy)
         }
         guard var device = devices[id] else { return OperatorOutcome(actions: [], message: "unknown device", eviction: nil) }
+        // Wanting a device that was not wanted makes it the operator's: it stays (across restarts) until forgotten,
+        // even if the configuration no longer lists it.
+        if !device.isWanted { device.configured = false }
         device.isWanted = true
         if device.phase.hasLink || device.phase == .connecting {
             return OperatorOutcome(actions: [], message: "\(id) is already \(device.phase)", eviction: nil)
@@ -98,15 +101,20 @@ extension FleetStateMachine {
 
     public mutating func operatorSetPolicy(_ id: DeviceID, _ policyClass: PolicyClass, now: Duration) throws(OperatorRefusal) -> OperatorOutcome {
         guard var device = devices[id] else { throw .unknownDevice(id) }
+        changeClass(of: &device, to: policyClass, now: now)
         device.wanted.policyClass = policyClass
-        device.reconnect = ReconnectState(policyClass: policyClass, configuration: settings.policy)
         devices[id] = device
-        if let path = device.linkPath, device.sightings[path] != nil, var slots = adapters[path.adapter]?.slots {
-            if slots.linkDown(device: id.rawValue) != nil {
-                slots.linkUp(device: id.rawValue, policyClass: policyClass, rssi: device.rssi, now: device.linkUpAt ?? now)
-            }
-            adapters[path.adapter]?.slots = slots
-        }
         return OperatorOutcome(actions: [.persist] + pump(now: now), message: "\(id) is now \(policyClass)", eviction: nil)
+    }
+
+    /// A new class takes effect at once: the reconnect budget is the new class's, and a link (or the connect in
+    /// flight) is held in its adapter's slot table under the new class, so a device promoted to critical is
+    /// never evicted as normal. A ready link stays a healthy session.
+    mutating func changeClass(of device: inout FleetDevice, to policyClass: PolicyClass, now: Duration) {
+        device.reconnect = ReconnectState(policyClass: policyClass, configuration: settings.policy)
+        if device.phase == .ready { device.reconnect.ready(now: now) }
+        if let adapter = device.adapter {
+            adapters[adapter]?.slots.reclassify(device: device.id.rawValue, as: policyClass)
+        }
     }
 }

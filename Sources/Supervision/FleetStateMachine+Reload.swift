@@ -13,17 +13,18 @@ extension FleetStateMachine {
         let listed = Set(wanted.map(\.id))
         for entry in wanted {
             if var device = devices[entry.id] {
+                device.configured = true
                 if device.wanted != entry {
                     if device.wanted.policyClass != entry.policyClass {
-                        device.reconnect = ReconnectState(policyClass: entry.policyClass, configuration: settings.policy)
+                        changeClass(of: &device, to: entry.policyClass, now: now)
                     }
                     device.wanted = entry
                     if device.displayName == nil { device.displayName = entry.name }
-                    devices[entry.id] = device
                     changed += 1
                 }
+                devices[entry.id] = device
             } else {
-                devices[entry.id] = FleetDevice(wanted: entry, isWanted: true, configuration: settings.policy)
+                devices[entry.id] = FleetDevice(wanted: entry, isWanted: true, configured: true, configuration: settings.policy)
                 added += 1
             }
         }
@@ -33,8 +34,15 @@ extension FleetStateMachine {
             actions += outcome.actions
             removed += 1
         }
-        // Paths resolved under the old rules may belong to other identities now.
-        for (path, id) in owners where !(devices[id]?.phase.hasLink ?? false) { owners.removeValue(forKey: path) }
+        // Paths resolved under the old rules may belong to other identities now: each one without a link (or a
+        // connect in flight) is forgotten, owner and sighting together, and resolved afresh when BlueZ next
+        // reports it (the driver re-reports its copy of the tree at once). Dropping the owner alone would leave a
+        // sighting nobody owns: a connect through it whose link, services and values are never heard.
+        for (path, id) in owners {
+            guard let device = devices[id], device.linkPath != path, device.sightings[path]?.connected != true else { continue }
+            owners.removeValue(forKey: path)
+            devices[id]?.sightings.removeValue(forKey: path)
+        }
         actions.append(.persist)
         actions += pump(now: now)
         return (actions, "reloaded: \(added) added, \(changed) changed, \(removed) no longer configured, \(rules.count) identity rule(s)")

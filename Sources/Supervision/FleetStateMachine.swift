@@ -35,6 +35,9 @@ public struct FleetStateMachine: Sendable {
     public internal(set) var settings: Settings
     public internal(set) var devices: [DeviceID: FleetDevice] = [:]
     public internal(set) var adapters: [AdapterID: AdapterSlots] = [:]
+    /// The slot tables of adapters that went away (bluetoothd restarted, a dongle unplugged), kept so that the
+    /// same controller coming back keeps the capacity learned from it.
+    var retiredSlots: [AdapterID: SlotTable] = [:]
     public internal(set) var registry: IdentityRegistry
     public internal(set) var evictions: [EvictionRecord] = []
     var resolver: IdentityResolver
@@ -53,7 +56,7 @@ public struct FleetStateMachine: Sendable {
         resolver = try IdentityResolver(rules: rules)
         rng = SplitMix64(seed: seed)
         for device in wanted {
-            devices[device.id] = FleetDevice(wanted: device, isWanted: true, configuration: settings.policy)
+            devices[device.id] = FleetDevice(wanted: device, isWanted: true, configured: true, configuration: settings.policy)
         }
     }
 

@@ -41,12 +41,18 @@ public struct LifecycleEvent: Sendable, Hashable {
     public var address: String?
     public var adapter: AdapterID?
     public var reason: String?
+    /// `attempt` (FLEET_ATTEMPT): the connect attempt of the current cycle, 1 for the first since the device was
+    /// last ready. Set on connecting and connected events.
     public var attempt: Int?
+    /// `failures` (FLEET_FAILURES): consecutive failures counted against the class's retry budget. Set on
+    /// backoff and gave-up events. A different count from `attempt`: a session that reached ready and ended is
+    /// one more attempt, never a failure.
+    public var failures: Int?
     public var delay: Duration?
     public var warning: Bool
 
     public init(_ id: FleetMessageID, _ message: String, device: DeviceID? = nil, address: String? = nil, adapter: AdapterID? = nil,
-                reason: String? = nil, attempt: Int? = nil, delay: Duration? = nil, warning: Bool = false) {
+                reason: String? = nil, attempt: Int? = nil, failures: Int? = nil, delay: Duration? = nil, warning: Bool = false) {
         self.id = id
         self.message = message
         self.device = device
@@ -54,11 +60,13 @@ public struct LifecycleEvent: Sendable, Hashable {
         self.adapter = adapter
         self.reason = reason
         self.attempt = attempt
+        self.failures = failures
         self.delay = delay
         self.warning = warning
     }
 
-    /// Journald metadata: FLEET_DEVICE, FLEET_ADDRESS, FLEET_ADAPTER, FLEET_REASON, FLEET_ATTEMPT, FLEET_DELAY_MS.
+    /// Journald metadata: FLEET_DEVICE, FLEET_ADDRESS, FLEET_ADAPTER, FLEET_REASON, FLEET_ATTEMPT, FLEET_FAILURES,
+    /// FLEET_DELAY_MS.
     public var metadata: [String: String] {
         var out: [String: String] = [:]
         if let device { out["device"] = device.rawValue }
@@ -66,6 +74,7 @@ public struct LifecycleEvent: Sendable, Hashable {
         if let adapter { out["adapter"] = adapter.name }
         if let reason { out["reason"] = reason }
         if let attempt { out["attempt"] = String(attempt) }
+        if let failures { out["failures"] = String(failures) }
         if let delay { out["delay_ms"] = String(delay.milliseconds) }
         return out
     }

@@ -95,10 +95,13 @@ import Testing
         #expect(adapter(["Powered": .boolean(false)]).isEmpty)
     }
 
-    @Test func bluetoothdLeavingRemovesEverything() {
-        var tree = tree()
+    /// Adapters are reported off before their devices go, so a bluetoothd restart ends links as an adapter
+    /// outage (nothing counted), not as devices vanishing with their links (a failure each).
+    @Test func bluetoothdLeavingRemovesEverythingAdaptersOffFirst() {
+        var tree = tree(connected: true, servicesResolved: true)
+        let hci0 = AdapterID(name: "hci0")
         let changes = tree.apply(.serviceLost)
-        #expect(changes == [.tree(.deviceRemoved(path)), .tree(.adapterRemoved(AdapterID(name: "hci0")))])
+        #expect(changes == [.tree(.adapterPowered(hci0, false)), .tree(.deviceRemoved(path)), .tree(.adapterRemoved(hci0))])
         #expect(tree.devices.isEmpty && tree.adapters.isEmpty)
     }
 }

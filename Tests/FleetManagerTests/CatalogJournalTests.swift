@@ -88,10 +88,10 @@ struct CatalogJournalTests {
             let identifier = uniqueIdentifier()
             let logger = Logger(label: "fleetd", handler: JournalLogHandler(identifier: identifier))
             let fields = ["FLEET_DEVICE": "glucose-2", "FLEET_ADDRESS": "5D:21:0A:9C:33:E2", "FLEET_ADAPTER": "hci1",
-                          "FLEET_REASON": "le-connection-timeout", "FLEET_ATTEMPT": "3", "FLEET_DELAY_MS": "1500"]
+                          "FLEET_REASON": "le-connection-timeout", "FLEET_ATTEMPT": "3", "FLEET_FAILURES": "2", "FLEET_DELAY_MS": "1500"]
             for id in FleetMessageID.allCases {
                 let event = LifecycleEvent(id, "event \(id)", device: DeviceID("glucose-2"), address: "5D:21:0A:9C:33:E2", adapter: AdapterID(name: "hci1"),
-                                           reason: "le-connection-timeout", attempt: 3, delay: .milliseconds(1500))
+                                           reason: "le-connection-timeout", attempt: 3, failures: 2, delay: .milliseconds(1500))
                 logger.notice(event.message, id: event.id.rawValue, metadata: event.metadata)
             }
             let shown = explanationLines(try TestJournal.explained(matching: "SYSLOG_IDENTIFIER=\(identifier)"))

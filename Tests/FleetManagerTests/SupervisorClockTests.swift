@@ -56,14 +56,15 @@ struct SupervisorClockTests {
         await supervisor.stop()
     }
 
-    @Test("a quick link drop keeps counting failures when the wall clock jumps two hours ahead")
+    @Test("a quick session end keeps counting short sessions when the wall clock jumps two hours ahead")
     func backoffIgnoresAWallClockStep() async throws {
         let (harness, clock, supervisor) = try await running()
         defer { harness.stop() }
 
         _ = try await harness.sim("DropLink", [.string("n1")])
         try await waitUntil("backing off") { if case .backoff = await phase(supervisor, normalID) { true } else { false } }
-        #expect(await supervisor.state.devices[normalID]?.reconnect.failures == 1)
+        #expect(await supervisor.state.devices[normalID]?.reconnect.shortSessions == 1)
+        #expect(await supervisor.state.devices[normalID]?.reconnect.failures == 0, "it was ready: a session ended, no failure")
         let retry = try #require(await supervisor.state.devices[normalID]?.nextRetry)
         clock.advance(by: retry - clock.now())
         try await waitUntil("ready again") { await phase(supervisor, normalID) == .ready }
@@ -74,7 +75,7 @@ struct SupervisorClockTests {
         _ = try await harness.sim("DropLink", [.string("n1")])
         try await waitUntil("backing off again") { if case .backoff = await phase(supervisor, normalID) { true } else { false } }
         let device = try #require(await supervisor.state.devices[normalID])
-        #expect(device.reconnect.failures == 2, "a 5 s link is no stable link: the failure count goes on")
+        #expect(device.reconnect.shortSessions == 2, "a 5 s link is no stable link: the short-session count goes on")
         let delay = try #require(device.nextRetry) - clock.now()
         #expect(delay <= Backoff().ceiling(afterFailures: 2))
         await supervisor.stop()

@@ -9,7 +9,7 @@ import Testing
 /// fleetd's lifecycle events in a real journald, with their MESSAGE_IDs and FLEET_* fields.
 @Suite("fleetd's journal events", .serialized)
 struct SupervisorJournalTests {
-    @Test("ready, connect and backoff events carry MESSAGE_ID and FLEET_DEVICE/ADAPTER/ATTEMPT/DELAY_MS")
+    @Test("ready, connect and backoff events carry MESSAGE_ID and FLEET_DEVICE/ADAPTER/FAILURES/DELAY_MS")
     func journalFields() async throws {
         try TestJournal.start()
         let harness = try await FleetHarness(scenario: "adapters 1\n" + SupervisorScenarioTests.straps(1),
@@ -31,7 +31,9 @@ struct SupervisorJournalTests {
         #expect(first["SYSLOG_IDENTIFIER"] as? String == "fleetd")
         let backoff = try TestJournal.entries(matching: "MESSAGE_ID=\(FleetMessageID.backoffScheduled.rawValue)").filter { $0["_PID"] as? String == pid }
         let entry = try #require(backoff.first)
-        #expect(entry["FLEET_ATTEMPT"] as? String == "1")
+        // The strap was ready: its drop is a session that ended, not a failure against the budget.
+        #expect(entry["FLEET_FAILURES"] as? String == "0")
+        #expect(entry["FLEET_ATTEMPT"] == nil, "a backoff carries failures, not the attempt")
         #expect(Int(entry["FLEET_DELAY_MS"] as? String ?? "") != nil)
         #expect(entry["FLEET_REASON"] as? String == "link-dropped")
         #expect(entry["PRIORITY"] as? String == "6")

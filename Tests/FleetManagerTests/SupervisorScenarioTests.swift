@@ -65,7 +65,7 @@ struct SupervisorScenarioTests {
         }
         #expect(!events.isEmpty)
         let log = harness.log()
-        #expect(log.contains("\(id): link-dropped; retry 1"), "the reconnect went through backoff")
+        #expect(log.contains("\(id): link-dropped; session ended"), "the reconnect went through backoff, no failure counted")
         #expect(log.contains("\(id) disconnected"))
         let counters = try await harness.counters(device: "s1")
         #expect(counters["LinksUp"] == 2)

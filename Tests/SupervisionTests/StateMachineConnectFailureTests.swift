@@ -23,7 +23,7 @@ import Testing
             let failed = driver.connectFinished(connect, error: FleetFixture.abortByLocal(connect.path))
             let backoff = try #require(failed.events(.backoffScheduled).first, "failure \(n) schedules a backoff")
             #expect(backoff.reason == "le-connection-abort-by-local")
-            #expect(backoff.attempt == n, "FLEET_ATTEMPT counts consecutive failures")
+            #expect(backoff.failures == n, "FLEET_FAILURES counts consecutive failures")
             let (timer, delay) = try #require(failed.scheduled.first)
             #expect(timer.purpose == .retry)
             #expect(backoff.delay == delay)
@@ -45,7 +45,7 @@ import Testing
         var (driver, connect) = try connecting(.normal)
         for n in 1...9 {
             let failed = driver.connectFinished(connect, error: FleetFixture.abortByLocal(connect.path))
-            #expect(failed.events(.backoffScheduled).first?.attempt == n)
+            #expect(failed.events(.backoffScheduled).first?.failures == n)
             connect = try #require(driver.advance(by: .seconds(60)).connects.first)
         }
         let last = driver.connectFinished(connect, error: FleetFixture.abortByLocal(connect.path))

@@ -37,22 +37,24 @@ import Testing
         #expect(driver.history.setUps.count == 4)
     }
 
-    @Test func linkThatStayedUpResetsTheFailureCount() throws {
+    @Test func quickSessionsLengthenTheDelayWithoutSpendingBudgetAndAStableLinkResetsThem() throws {
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter()
         try driver.bringUp(strap)
-        // Two quick drops build up failures …
+        // Two sessions that reached ready and ended quickly: short sessions, not failures (a cuff that uploads
+        // and hangs up is working) …
         for _ in 1...2 {
             let delay = try #require(driver.linkDown(strap.object()).scheduled.first?.after)
             let connect = try #require(driver.advance(by: delay).connects.first)
             try driver.completeLink(strap, connect)
         }
-        #expect(driver.machine.devices[strap.id]?.reconnect.failures == 2)
-        // … a link that lasts past stableAfter (60 s) starts again from failure 1.
+        #expect(driver.machine.devices[strap.id]?.reconnect.failures == 0)
+        #expect(driver.machine.devices[strap.id]?.reconnect.shortSessions == 2)
+        // … a link that lasts past stableAfter (60 s) starts again from n = 1.
         driver.advance(by: .seconds(61))
         let dropped = driver.linkDown(strap.object())
-        #expect(driver.machine.devices[strap.id]?.reconnect.failures == 1)
-        #expect(dropped.events(.backoffScheduled).first?.attempt == 1)
+        #expect(driver.machine.devices[strap.id]?.reconnect.shortSessions == 0)
+        #expect(dropped.events(.backoffScheduled).first?.failures == 0)
         #expect((dropped.scheduled.first?.after ?? .seconds(999)) <= .seconds(1))
     }
 
@@ -111,14 +113,17 @@ import Testing
         }
         #expect(Set(Array(driver.history[mark...]).connects.map(\.device)) == [strap.id, other.id])
         #expect(answered.count == 2, "one connect each, no storm")
-        #expect(driver.machine.devices[other.id]?.reconnect.failures == 2, "the paused device resumes its count, no more")
+        #expect(driver.machine.devices[other.id]?.reconnect.failures == 0, "kept at 2 through the outage, cleared by reaching ready")
     }
 
     @Test func dropsReportedJustBeforeThePowerOffAreTakenBack() throws {
-        // BlueZ reports an adapter's links as dropped a moment before it reports Powered=false.
+        // BlueZ reports an adapter's links as dropped a moment before it reports Powered=false. The link here
+        // drops before the device was ready, which on its own is a failure.
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter()
-        try driver.bringUp(strap)
+        let connect = try #require(driver.see(strap.object()).connects.first)
+        driver.linkUp(strap.object())
+        driver.connectFinished(connect)
         driver.linkDown(strap.object())
         #expect(driver.machine.devices[strap.id]?.reconnect.failures == 1)
         driver.clock.advance(by: .milliseconds(300))

@@ -71,7 +71,12 @@ public struct BlueZTree: Sendable {
                 return []
             }
         case .serviceLost:
-            let out = devices.values.map { Change.tree(.deviceRemoved($0.devicePath)) } + adapters.values.map { Change.tree(.adapterRemoved($0.id)) }
+            // bluetoothd went away: its adapters are off first, so that its links end as an adapter outage (no
+            // attempt burnt), not as devices vanishing one by one.
+            let sortedAdapters = adapters.values.sorted { $0.path < $1.path }
+            let out = sortedAdapters.filter(\.powered).map { Change.tree(.adapterPowered($0.id, false)) }
+                + devices.values.sorted { $0.path < $1.path }.map { Change.tree(.deviceRemoved($0.devicePath)) }
+                + sortedAdapters.map { Change.tree(.adapterRemoved($0.id)) }
             self = BlueZTree()
             return out
         case .serviceAppeared, .malformed:

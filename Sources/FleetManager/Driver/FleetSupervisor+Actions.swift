@@ -12,7 +12,11 @@ extension FleetSupervisor {
             case .connect(let device, let path, _, let timeout, let token):
                 metrics.attempt(machine.devices[device]?.policyClass.rawValue ?? "normal")
                 let client = self.client
+                // A Disconnect asked for before this Connect on the same adapter (a timed-out connect's cancel,
+                // an eviction) must reach bluetoothd first, or the controller has two connects pending.
+                let before = callOrder.barrier(on: path.adapter)
                 Task { [weak self] in
+                    for call in before { await call.value }
                     var failure: BlueZError?
                     do throws(BlueZError) { try await client.connect(device: path.rawValue, timeout: timeout) } catch { failure = error }
                     await self?.connectDone(device: device, path: path, token: token, error: failure)
@@ -20,7 +24,7 @@ extension FleetSupervisor {
             case .disconnect(_, let path):
                 let client = self.client
                 let logger = self.logger
-                Task {
+                startCancelling(on: path.adapter) {
                     do { try await client.disconnect(device: path.rawValue) } catch {
                         logger.debug("disconnect of \(path) answered \(error)")
                     }
@@ -28,7 +32,7 @@ extension FleetSupervisor {
             case .removeDevice(_, let adapter, let path):
                 let client = self.client
                 let logger = self.logger
-                Task {
+                startCancelling(on: adapter) {
                     do { try await client.removeDevice(adapter: adapter.objectPath, device: path.rawValue) } catch {
                         logger.warning("RemoveDevice \(path) failed: \(error)")
                     }
@@ -80,6 +84,19 @@ extension FleetSupervisor {
         }
         updateStatus()
     }
+
+    /// Runs a Disconnect or RemoveDevice on `adapter`; a Connect asked for later on that adapter waits for it.
+    func startCancelling(on adapter: AdapterID, _ call: @escaping @Sendable () async -> Void) {
+        let id = callOrder.reserve()
+        // The task reports back through the actor, so it is registered below before it can finish.
+        let task = Task { [weak self] in
+            await call()
+            await self?.cancellingDone(id, on: adapter)
+        }
+        callOrder.started(id, on: adapter, task: task)
+    }
+
+    func cancellingDone(_ id: UInt64, on adapter: AdapterID) { callOrder.finished(id, on: adapter) }
 
     func connectDone(device: DeviceID, path: DevicePath, token: UInt64, error: BlueZError?) {
         if error == nil {

@@ -31,7 +31,7 @@ extension FleetSupervisor {
                    adapter: (device.adapter ?? device.bestSighting?.adapter)?.name,
                    address: device.address, rssi: device.rssi,
                    lastSeenSecondsAgo: device.lastSeen.map { Double((now - $0).milliseconds) / 1000 },
-                   attempt: device.attempt, nextRetryInSeconds: device.nextRetry.map { max(0, Double(($0 - now).milliseconds) / 1000) },
+                   attempt: device.attempt, failures: device.reconnect.failures, nextRetryInSeconds: device.nextRetry.map { max(0, Double(($0 - now).milliseconds) / 1000) },
                    policyClass: device.policyClass.rawValue)
     }
 
@@ -148,8 +148,14 @@ extension FleetSupervisor {
 extension FleetSupervisor {
     /// Applies a re-read configuration; throws (and changes nothing) when its identity rules are invalid.
     public func reload(rules: [IdentityRule], wanted: [WantedDevice], previouslyConfigured: Set<DeviceID>) throws(IdentityError) -> String {
-        let (actions, summary) = try machine.reload(rules: rules, wanted: wanted, previouslyConfigured: previouslyConfigured, now: now())
+        let now = now()
+        let (actions, summary) = try machine.reload(rules: rules, wanted: wanted, previouslyConfigured: previouslyConfigured, now: now)
         perform(actions)
+        // The machine forgot the paths it resolved under the old rules (those without a link): BlueZ's objects
+        // are reported again at once, so each is resolved under the new rules without waiting for its next advert.
+        for device in tree.devices.values.sorted(by: { $0.path < $1.path }) where machine.owners[device.devicePath] == nil {
+            perform(machine.apply(.deviceAppeared(device.report, device.linkState), now: now))
+        }
         logger.notice(summary)
         return summary
     }

@@ -49,6 +49,8 @@ public actor FleetSupervisor {
     let clock: any SupervisorClock
     let startedAt: Duration
     var timers: [TimerID: Task<Void, Never>] = [:]
+    /// Keeps each adapter's Connect behind the Disconnects asked for before it.
+    var callOrder = AdapterCallOrder()
     var persistScheduled = false
     var lastStatus = ""
     var statusScheduled = false

@@ -10,7 +10,7 @@ public actor InMemoryBackend: FleetControlBackend {
         DeviceInfo(id: "a1b2c3d4e5", displayName: "Kitchen Lamp", state: .ready, adapter: "hci0", address: "AA:BB:CC:DD:EE:01",
                    rssi: -61, lastSeenSecondsAgo: 1.5, attempt: 0, policyClass: "interactive"),
         DeviceInfo(id: "a1b2ff0011", displayName: "Hall Lamp", state: .backingOff, address: "AA:BB:CC:DD:EE:02",
-                   rssi: -80, lastSeenSecondsAgo: 95, attempt: 3, nextRetryInSeconds: 12.5, policyClass: "background"),
+                   rssi: -80, lastSeenSecondsAgo: 95, attempt: 3, failures: 2, nextRetryInSeconds: 12.5, policyClass: "background"),
         DeviceInfo(id: "c0ffee0042", displayName: "Thermometer", state: .ready, adapter: "hci1", address: "AA:BB:CC:DD:EE:03",
                    rssi: -47, lastSeenSecondsAgo: 0.2, attempt: 0, policyClass: "critical"),
     ]
