@@ -42,6 +42,7 @@ struct FleetctlFormatter {
             let text = try reply.parameters(as: MetricsText.self).text
             return text.hasSuffix("\n") || text.isEmpty ? text : text + "\n"
         case .watch: return ""
+        case .readings: return readings(try reply.parameters(as: ReadingsPage.self))
         }
     }
 
@@ -54,7 +55,30 @@ struct FleetctlFormatter {
         case .reconnected: what = "reconnected"
         case .notification(let characteristic, let value): what = "\(characteristic) = \(HexBytes.encode(value))"
         }
+        if let stored = event.stored {
+            // A stored value: its cursor leads (what --since takes), then its device's sequence number.
+            let via = stored.delivery == .notification ? "" : " (\(stored.delivery.rawValue))"
+            return "\(stored.cursor)  \(time)  \(event.device)  seq \(stored.deviceSequence)  \(what)\(via)\n"
+        }
         return "\(event.sequence)  \(time)  \(event.device)  \(what)  \(event.text)\n"
+    }
+
+    private func readings(_ page: ReadingsPage) -> String {
+        var text = ""
+        if let lost = page.lost { text += "lost: \(lost)\n" }
+        if page.readings.isEmpty {
+            text += "no stored values for \(page.device)\n"
+        } else {
+            var table = TextTable(header: ["CURSOR", "SEQ", "TIME", "CHARACTERISTIC", "VIA", "VALUE", "SESSION"])
+            for reading in page.readings {
+                table.rows.append([.init(String(reading.cursor)), .init(String(reading.deviceSequence)),
+                                   .init(reading.time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+                                   .init(reading.characteristic), .init(reading.delivery.rawValue), .init(HexBytes.encode(reading.value)),
+                                   .init(String(reading.session))])
+            }
+            text += table.render(colour: colour)
+        }
+        return text + "next: --since \(page.next)\n"
     }
 
     private func paint(_ state: DeviceState) -> String {

@@ -119,4 +119,7 @@ public final class Outbox: Sendable {
 
     /// The id of the newest committed reading (0 when none ever was).
     public var lastCommittedID: Int64 { core.lock.withLock { core.lastCommittedID } }
+
+    /// Every id up to this one was dropped by retention (0 when none was): a replay after it loses nothing.
+    public var droppedThroughID: Int64 { core.lock.withLock { core.lowWater } }
 }
