@@ -105,7 +105,40 @@ struct FleetctlFormatter {
         counts.rows.append([.init(String(c.wanted)), .init(String(c.ready), colour: .green),
                             .init(String(c.backingOff), colour: c.backingOff > 0 ? .yellow : nil),
                             .init(String(c.failed), colour: c.failed > 0 ? .red : nil)])
-        return text + counts.render(colour: colour)
+        text += counts.render(colour: colour)
+        if let outbox = status.outbox { text += "\n" + self.outbox(outbox) }
+        return text
+    }
+
+    private func outbox(_ outbox: OutboxStatus) -> String {
+        var table = TextTable(header: ["STORED", "PENDING", "CURSOR", "COMMIT-LATENCY", "WRITTEN", "DROPPED", "WRITES"])
+        let latency = outbox.commitLatencySeconds < 1 ? "\(Int((outbox.commitLatencySeconds * 1000).rounded()))ms" : Self.duration(outbox.commitLatencySeconds)
+        table.rows.append([.init(String(outbox.depth)), .init(String(outbox.pending), colour: outbox.pending > 10_000 ? .yellow : nil),
+                           .init(String(outbox.lastCursor)), .init(latency), .init(Self.bytes(outbox.bytesWritten)),
+                           .init(String(outbox.droppedByRetention + outbox.droppedInMemory), colour: outbox.droppedInMemory > 0 ? .red : nil),
+                           .init(outbox.failing ? "failing" : "ok", colour: outbox.failing ? .red : nil)])
+        var text = table.render(colour: colour)
+        if let error = outbox.lastError { text += "outbox writes fail: \(error)\n" }
+        if !outbox.consumers.isEmpty {
+            var consumers = TextTable(header: ["CONSUMER", "CURSOR", "UNACKNOWLEDGED", "OLDEST-UNACKNOWLEDGED"])
+            for consumer in outbox.consumers {
+                consumers.rows.append([.init(consumer.name), .init(String(consumer.cursor)), .init(String(consumer.unacknowledged)),
+                                       .init(consumer.lostPlace ? "lost its place" : consumer.oldestUnacknowledgedSeconds.map { Self.duration($0) + " ago" } ?? "-",
+                                             colour: consumer.lostPlace ? .red : nil)])
+            }
+            text += "\n" + consumers.render(colour: colour)
+        }
+        return text
+    }
+
+    /// "812 B", "4.2 KiB", "17.0 MiB".
+    static func bytes(_ count: Int64) -> String {
+        if count < 1024 { return "\(count) B" }
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count) / 1024
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 { value /= 1024; unit += 1 }
+        return String(format: "%.1f", value) + " " + units[unit]
     }
 
     private func deviceTable(_ devices: [DeviceInfo]) -> String {

@@ -139,8 +139,42 @@ type LostReadings (
   lastCursor: int
 )
 
-# Daemon, adapters and device counts.
-method Status() -> (daemon: Daemon, adapters: []Adapter, counts: Counts)
+# A named consumer's position in the outbox.
+type Consumer (
+  name: string,
+  # The cursor it acknowledged.
+  cursor: int,
+  # Committed values after its cursor.
+  unacknowledged: int,
+  # Age of the oldest stored value it has not acknowledged (absent: up to date).
+  oldestUnacknowledgedSeconds: ?float,
+  # Retention dropped values it had not acknowledged.
+  lostPlace: bool
+)
+
+# The outbox of stored values.
+type Outbox (
+  depth: int,
+  # Values in memory waiting for their commit.
+  pending: int,
+  # Cursor of the newest committed value.
+  lastCursor: int,
+  # Append of the last batch's oldest value to its commit.
+  commitLatencySeconds: float,
+  # Bytes of WAL frames written since start.
+  bytesWritten: int,
+  droppedByRetention: int,
+  # Dropped from memory while the disk refused writes.
+  droppedInMemory: int,
+  # Commits fail (a full disk); lastError says why.
+  failing: bool,
+  lastError: ?string,
+  consumers: []Consumer
+)
+
+# Daemon, adapters and device counts; outbox is absent when fleetd runs
+# without one.
+method Status() -> (daemon: Daemon, adapters: []Adapter, counts: Counts, outbox: ?Outbox)
 
 # Every device the daemon knows.
 method ListDevices() -> (devices: []Device)

@@ -74,6 +74,19 @@ struct DurableWatchAgainstFleetdTests {
         let metrics = try await h.fleetctl(["metrics"])
         #expect(metrics.stdout.contains("fleetd_outbox_consumer_unacknowledged{consumer=\"archiver\"}"))
         #expect(metrics.stdout.contains("fleetd_outbox_consumer_unacknowledged{consumer=\"dashboard\"}"))
+        #expect(metrics.stdout.contains("fleetd_outbox_consumer_oldest_unacknowledged_age_seconds{consumer=\"archiver\"}"))
+        #expect(metrics.stdout.contains("fleetd_outbox_consumer_lost_place{consumer=\"archiver\"} 0"))
+        #expect(metrics.stdout.contains("fleetd_outbox_commit_latency_mean_seconds") && metrics.stdout.contains("fleetd_outbox_bytes_written_total"))
+        // Status carries the outbox: depth, commit latency, bytes written and each consumer's lag.
+        let status = try await h.call(.status)
+        let outbox = try #require(status["outbox"]?.objectValue)
+        #expect((outbox["depth"]?.intValue ?? 0) > 0 && (outbox["bytesWritten"]?.intValue ?? 0) > 0 && outbox["failing"]?.boolValue == false)
+        let consumers = outbox["consumers"]?.arrayValue?.compactMap { $0.objectValue } ?? []
+        let archiver = try #require(consumers.first { $0["name"]?.stringValue == "archiver" })
+        #expect(archiver["cursor"]?.intValue == thirdCursors.last && archiver["lostPlace"]?.boolValue == false)
+        #expect(archiver["unacknowledged"]?.intValue.map { $0 > 0 } == (archiver["oldestUnacknowledgedSeconds"] != nil))
+        let table = try await h.fleetctl(["status"])
+        #expect(table.stdout.contains("COMMIT-LATENCY") && table.stdout.contains("archiver") && table.stdout.contains("dashboard"), "\(table)")
     }
 
     @Test("a consumer that stops reading falls behind and catches up from the store, losing nothing")

@@ -17,7 +17,8 @@ extension FleetSupervisor {
         return StatusInfo(daemon: DaemonInfo(version: version, uptimeSeconds: Double(uptime.milliseconds) / 1000,
                                              state: stopping ? .stopping : (isReady ? .running : .starting)),
                           adapters: adapters,
-                          counts: DeviceCounts(wanted: counts.wanted, ready: counts.ready, backingOff: counts.backingOff, failed: counts.failed))
+                          counts: DeviceCounts(wanted: counts.wanted, ready: counts.ready, backingOff: counts.backingOff, failed: counts.failed),
+                          outbox: readings.map { OutboxStatus($0.outbox.stats(), wallNow: clock.wallNow()) })
     }
 
     public func deviceInfos() -> [DeviceInfo] {
@@ -128,7 +129,7 @@ extension FleetSupervisor {
 
     public func prometheusText() -> String {
         FleetMetricsText.render(machine: machine, metrics: metrics, feed: feed)
-            + (readings.map { FleetMetricsText.render(outbox: $0.outbox.stats()) } ?? "")
+            + (readings.map { FleetMetricsText.render(outbox: $0.outbox.stats(), wallNow: clock.wallNow()) } ?? "")
     }
 }
 
