@@ -27,7 +27,11 @@ public enum FleetctlSubcommand: Sendable, Equatable {
     case forget(device: String)
     case setPolicy(device: String, policyClass: String)
     /// Ends after `count` events or `timeout`, whichever comes first; both nil streams until interrupted.
-    case watch(device: String?, count: Int?, timeout: Duration?)
+    /// `since` (a cursor) or `consumer` (a name) make it the durable stream of stored values; with `consumer`,
+    /// fleetctl acknowledges what it printed.
+    case watch(device: String?, count: Int?, timeout: Duration?, since: Int64? = nil, consumer: String? = nil)
+    /// One device's stored values: after cursor `since`, or the newest; at most `limit`.
+    case readings(device: String, since: Int64?, limit: Int?)
     case read(device: String, characteristic: String)
     case write(device: String, characteristic: String, value: [UInt8], withResponse: Bool)
     case reload

@@ -23,8 +23,24 @@ struct FleetctlCommandSpec: Sendable {
         .init(name: "set-policy", arguments: ["DEVICE", "CLASS"], abstract: "Move DEVICE to policy class CLASS."),
         .init(name: "watch", arguments: ["DEVICE?"], abstract: "Stream lifecycle events and notifications (of DEVICE, or all) until Ctrl-C.",
               options: [("--count N", "Stop after N events."),
-                        ("--timeout SECONDS", "Stop after SECONDS (at most a year); exit 1 if --count was not reached.")],
-              discussion: "With --json, each event is printed as one JSON object per line."),
+                        ("--timeout SECONDS", "Stop after SECONDS (at most a year); exit 1 if --count was not reached."),
+                        ("--since CURSOR", "Replay the stored values after CURSOR, then follow new ones (no lifecycle events)."),
+                        ("--consumer NAME", "Continue after what consumer NAME acknowledged, and acknowledge what is printed.")],
+              discussion: """
+              With --json, each event is printed as one JSON object per line.
+
+              With --since or --consumer the stream is durable: values come from fleetd's outbox, each with its cursor \
+              (CUR) and its device's sequence number (SEQ), in the order they were stored; nothing is lost while the \
+              watcher is slow or away, as long as retention keeps it. With --consumer, fleetctl acknowledges the \
+              cursor of what it printed when the stream pauses, every 256 values and when it stops, so a consumer \
+              restarted after a crash sees again at most what it printed since its last acknowledgement. \
+              Acknowledging needs root or the control group. A cursor older than what the outbox keeps ends the \
+              stream with the values lost, and exit code 1.
+              """),
+        .init(name: "readings", arguments: ["DEVICE"], abstract: "Show DEVICE's stored values: the newest, or those after a cursor.",
+              options: [("--since CURSOR", "Values stored after CURSOR, oldest first (default: the newest)."),
+                        ("--limit N", "At most N values (default 100, at most 10000).")],
+              discussion: "The last line says the cursor to pass as --since for the next page."),
         .init(name: "read", arguments: ["DEVICE", "CHAR"], abstract: "Read characteristic CHAR (a UUID) of DEVICE; prints hex."),
         .init(name: "write", arguments: ["DEVICE", "CHAR", "HEX"], abstract: "Write HEX (e.g. 01ff or 01:ff) to characteristic CHAR of DEVICE.",
               options: [("--no-response", "Write without response.")]),

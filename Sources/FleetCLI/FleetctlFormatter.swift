@@ -42,6 +42,7 @@ struct FleetctlFormatter {
             let text = try reply.parameters(as: MetricsText.self).text
             return text.hasSuffix("\n") || text.isEmpty ? text : text + "\n"
         case .watch: return ""
+        case .readings: return readings(try reply.parameters(as: ReadingsPage.self))
         }
     }
 
@@ -54,7 +55,30 @@ struct FleetctlFormatter {
         case .reconnected: what = "reconnected"
         case .notification(let characteristic, let value): what = "\(characteristic) = \(HexBytes.encode(value))"
         }
+        if let stored = event.stored {
+            // A stored value: its cursor leads (what --since takes), then its device's sequence number.
+            let via = stored.delivery == .notification ? "" : " (\(stored.delivery.rawValue))"
+            return "\(stored.cursor)  \(time)  \(event.device)  seq \(stored.deviceSequence)  \(what)\(via)\n"
+        }
         return "\(event.sequence)  \(time)  \(event.device)  \(what)  \(event.text)\n"
+    }
+
+    private func readings(_ page: ReadingsPage) -> String {
+        var text = ""
+        if let lost = page.lost { text += "lost: \(lost)\n" }
+        if page.readings.isEmpty {
+            text += "no stored values for \(page.device)\n"
+        } else {
+            var table = TextTable(header: ["CURSOR", "SEQ", "TIME", "CHARACTERISTIC", "VIA", "VALUE", "SESSION"])
+            for reading in page.readings {
+                table.rows.append([.init(String(reading.cursor)), .init(String(reading.deviceSequence)),
+                                   .init(reading.time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
+                                   .init(reading.characteristic), .init(reading.delivery.rawValue), .init(HexBytes.encode(reading.value)),
+                                   .init(String(reading.session))])
+            }
+            text += table.render(colour: colour)
+        }
+        return text + "next: --since \(page.next)\n"
     }
 
     private func paint(_ state: DeviceState) -> String {
@@ -81,7 +105,9 @@ struct FleetctlFormatter {
         counts.rows.append([.init(String(c.wanted)), .init(String(c.ready), colour: .green),
                             .init(String(c.backingOff), colour: c.backingOff > 0 ? .yellow : nil),
                             .init(String(c.failed), colour: c.failed > 0 ? .red : nil)])
-        return text + counts.render(colour: colour) + (status.broker.map(broker) ?? "")
+        text += counts.render(colour: colour)
+        if let outbox = status.outbox { text += "\n" + self.outbox(outbox) }
+        return text + (status.broker.map(broker) ?? "")
     }
 
     /// The broker link: where readings go, whether it is up, and how far publishing is behind the outbox.
@@ -99,6 +125,37 @@ struct FleetctlFormatter {
         var text = "\n" + table.render(colour: colour)
         if link.state != .connected, let error = link.lastError { text += "last error: \(error)\n" }
         return text
+    }
+
+    private func outbox(_ outbox: OutboxStatus) -> String {
+        var table = TextTable(header: ["STORED", "PENDING", "CURSOR", "COMMIT-LATENCY", "WRITTEN", "DROPPED", "WRITES"])
+        let latency = outbox.commitLatencySeconds < 1 ? "\(Int((outbox.commitLatencySeconds * 1000).rounded()))ms" : Self.duration(outbox.commitLatencySeconds)
+        table.rows.append([.init(String(outbox.depth)), .init(String(outbox.pending), colour: outbox.pending > 10_000 ? .yellow : nil),
+                           .init(String(outbox.lastCursor)), .init(latency), .init(Self.bytes(outbox.bytesWritten)),
+                           .init(String(outbox.droppedByRetention + outbox.droppedInMemory), colour: outbox.droppedInMemory > 0 ? .red : nil),
+                           .init(outbox.failing ? "failing" : "ok", colour: outbox.failing ? .red : nil)])
+        var text = table.render(colour: colour)
+        if let error = outbox.lastError { text += "outbox writes fail: \(error)\n" }
+        if !outbox.consumers.isEmpty {
+            var consumers = TextTable(header: ["CONSUMER", "CURSOR", "UNACKNOWLEDGED", "OLDEST-UNACKNOWLEDGED"])
+            for consumer in outbox.consumers {
+                consumers.rows.append([.init(consumer.name), .init(String(consumer.cursor)), .init(String(consumer.unacknowledged)),
+                                       .init(consumer.lostPlace ? "lost its place" : consumer.oldestUnacknowledgedSeconds.map { Self.duration($0) + " ago" } ?? "-",
+                                             colour: consumer.lostPlace ? .red : nil)])
+            }
+            text += "\n" + consumers.render(colour: colour)
+        }
+        return text
+    }
+
+    /// "812 B", "4.2 KiB", "17.0 MiB".
+    static func bytes(_ count: Int64) -> String {
+        if count < 1024 { return "\(count) B" }
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        var value = Double(count) / 1024
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 { value /= 1024; unit += 1 }
+        return String(format: "%.1f", value) + " " + units[unit]
     }
 
     private func deviceTable(_ devices: [DeviceInfo]) -> String {

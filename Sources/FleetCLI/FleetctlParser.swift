@@ -55,7 +55,7 @@ public enum FleetctlParser {
             case "-q", "--quiet", "--no-response":
                 try noValue()
                 flags.insert(name == "-q" ? "--quiet" : name)
-            case "--count", "--timeout": values[name] = try value()
+            case "--count", "--timeout", "--since", "--consumer", "--limit": values[name] = try value()
             default: throw FleetctlUsageError("unknown option '\(name)'", command: spec()?.name)
             }
         }
@@ -73,8 +73,20 @@ public enum FleetctlParser {
         if let flag = flags.subtracting(allowedFlags).sorted().first {
             throw FleetctlUsageError("\(spec.name) has no option \(flag)", command: spec.name)
         }
-        if spec.name != "watch", let option = values.keys.sorted().first {
+        let allowedValues: Set<String> = switch spec.name {
+        case "watch": ["--count", "--timeout", "--since", "--consumer"]
+        case "readings": ["--since", "--limit"]
+        default: []
+        }
+        if let option = Set(values.keys).subtracting(allowedValues).sorted().first {
             throw FleetctlUsageError("\(spec.name) has no option \(option)", command: spec.name)
+        }
+        func cursor(_ option: String) throws(FleetctlUsageError) -> Int64? {
+            guard let text = values[option] else { return nil }
+            guard let parsed = Int64(text), parsed >= 0 else {
+                throw FleetctlUsageError("\(option) needs a cursor (a whole number, 0 or more), not '\(text)'", command: spec.name)
+            }
+            return parsed
         }
         let required = spec.arguments.filter { !$0.hasSuffix("?") }
         guard positionals.count >= required.count else {
@@ -112,7 +124,23 @@ public enum FleetctlParser {
                 }
                 timeout = parsed
             }
-            subcommand = .watch(device: positionals.first, count: count, timeout: timeout)
+            var consumer: String?
+            if let name = values["--consumer"] {
+                guard !name.trimmingWhitespace.isEmpty, name.utf8.count <= 200, !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
+                    throw FleetctlUsageError("--consumer needs a name of 1–200 bytes without control characters, not '\(name)'", command: "watch")
+                }
+                consumer = name
+            }
+            subcommand = .watch(device: positionals.first, count: count, timeout: timeout, since: try cursor("--since"), consumer: consumer)
+        case "readings":
+            var limit: Int?
+            if let text = values["--limit"] {
+                guard let parsed = Int(text), (1...Self.longestReadingsLimit).contains(parsed) else {
+                    throw FleetctlUsageError("--limit needs a whole number from 1 to \(Self.longestReadingsLimit), not '\(text)'", command: "readings")
+                }
+                limit = parsed
+            }
+            subcommand = .readings(device: argument(0), since: try cursor("--since"), limit: limit)
         case "read": subcommand = .read(device: argument(0), characteristic: argument(1))
         case "write":
             guard let value = HexBytes.decode(argument(2)) else {
@@ -125,6 +153,9 @@ public enum FleetctlParser {
         let path = socketPath ?? environment["FLEETCTL_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? FleetInterface.defaultSocketPath
         return .run(FleetctlCommand(socketPath: path, json: json, subcommand: subcommand))
     }
+
+    /// The largest `readings --limit` (the daemon's bound on one page).
+    public static let longestReadingsLimit = 10_000
 
     /// The longest `watch --timeout`: a year, far beyond any use, and small enough that the deadline it sets
     /// cannot overflow `Duration` or the clock (1e16 seconds used to trap on the conversion to milliseconds).

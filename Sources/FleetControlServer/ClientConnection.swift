@@ -30,6 +30,9 @@ final class ClientConnection: ReplySink {
         var closeAfterFlush = false
         /// Close at this time even if unflushed (a slow consumer that never reads again).
         var closeDeadline: ContinuousClock.Instant?
+        /// Durable streams waiting for the client to read: resumed true when the buffer drains below half the
+        /// bound, false when the connection closes.
+        var roomWaiters: [CheckedContinuation<Bool, Never>] = []
 
         var pendingCount: Int { bytes.count - offset }
 
@@ -149,6 +152,19 @@ final class ClientConnection: ReplySink {
         wake()
     }
 
+    func waitForRoom() async -> Bool {
+        let threshold = bound / 2
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let verdict: Bool? = output.withLock { state in
+                if state.closed || state.closeAfterFlush { return false }
+                if state.pendingCount <= threshold { return true }
+                state.roomWaiters.append(continuation)
+                return nil
+            }
+            if let verdict { continuation.resume(returning: verdict) }
+        }
+    }
+
     /// Poll thread: receives what has arrived, at most `buffer.count` bytes; 0 is end of input. Under the
     /// lock only so that the descriptor is read where it is owned; the poll thread is its one reader.
     func receive(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
@@ -165,7 +181,15 @@ final class ClientConnection: ReplySink {
 
     /// Poll thread: writes as much buffered output as the socket takes. Returns false on a write error.
     func flush() -> Bool {
-        output.withLock { $0.flush() }
+        let threshold = bound / 2
+        let (flushed, waiters) = output.withLock { state -> (Bool, [CheckedContinuation<Bool, Never>]) in
+            let flushed = state.flush()
+            guard flushed, state.pendingCount <= threshold, !state.roomWaiters.isEmpty else { return (flushed, []) }
+            defer { state.roomWaiters.removeAll() }
+            return (flushed, state.roomWaiters)
+        }
+        waiters.forEach { $0.resume(returning: true) }
+        return flushed
     }
 
     /// Poll thread: whether the connection should be closed now.
@@ -183,12 +207,15 @@ final class ClientConnection: ReplySink {
 
     /// Poll thread: marks closed (later sends report `.closed`) and closes the descriptor.
     func close() {
-        output.withLock { state in
+        let waiters = output.withLock { state -> [CheckedContinuation<Bool, Never>] in
             state.closed = true
             state.bytes = []
             state.offset = 0
             state.socket = nil
+            defer { state.roomWaiters.removeAll() }
+            return state.roomWaiters
         }
+        waiters.forEach { $0.resume(returning: false) }
         inboundContinuation.finish()
     }
 }

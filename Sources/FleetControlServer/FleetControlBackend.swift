@@ -30,4 +30,28 @@ public protocol FleetControlBackend: Sendable {
     func reload() async throws -> String
     /// Prometheus text exposition format.
     func metrics() async throws -> String
+    /// The durable stream: stored values of one device (or all) after a cursor, replayed and then followed as
+    /// they are committed. The cursor is `since`, else `consumer`'s acknowledged one (the oldest stored value for
+    /// a consumer never seen). Iteration throws `FleetControlError.lostPlace` when retention dropped values the
+    /// stream had not reached; it ends when the daemon stops.
+    func watchStored(_ reference: String?, since: Int64?, consumer: String?) async throws -> AsyncThrowingStream<WatchEvent, any Error>
+    /// Moves `consumer`'s cursor to `cursor` (never backwards); returns the cursor in effect.
+    func acknowledge(consumer: String, cursor: Int64) async throws -> Int64
+    /// One device's stored values after `since` (the newest when nil), at most `limit`, oldest first.
+    func readings(_ reference: String, since: Int64?, limit: Int) async throws -> ReadingsPage
+}
+
+/// A backend without an outbox (tests' fakes, benchmarks) refuses the stored-value methods.
+extension FleetControlBackend {
+    public func watchStored(_ reference: String?, since: Int64?, consumer: String?) async throws -> AsyncThrowingStream<WatchEvent, any Error> {
+        throw FleetControlError.notImplemented(method: FleetInterface.Method.watch.qualifiedName)
+    }
+
+    public func acknowledge(consumer: String, cursor: Int64) async throws -> Int64 {
+        throw FleetControlError.notImplemented(method: FleetInterface.Method.acknowledge.qualifiedName)
+    }
+
+    public func readings(_ reference: String, since: Int64?, limit: Int) async throws -> ReadingsPage {
+        throw FleetControlError.notImplemented(method: FleetInterface.Method.readings.qualifiedName)
+    }
 }

@@ -41,8 +41,12 @@ public struct FleetService: Sendable {
             // A oneway Watch could never deliver anything, so it is refused like a call without `more`.
             if method == .watch, !call.more || call.oneway { throw VarlinkError.expectedMore }
             let request = try FleetRequest(method, parameters: call)
-            if case .watch(let device) = request {
-                try await streamWatch(device, sink: sink)
+            if case .watch(let device, let since, let consumer) = request {
+                if since != nil || consumer != nil {
+                    try await streamStored(device, since: since, consumer: consumer, sink: sink)
+                } else {
+                    try await streamWatch(device, sink: sink)
+                }
             } else {
                 _ = sink.send(try await answer(request), force: true)
             }
@@ -86,6 +90,14 @@ public struct FleetService: Sendable {
             return try VarlinkReply(parameters: WriteOutcome())
         case .reload: return try VarlinkReply(parameters: ReloadOutcome(summary: try await backend.reload()))
         case .metrics: return try VarlinkReply(parameters: MetricsText(text: try await backend.metrics()))
+        case .acknowledge(let consumer, let cursor):
+            guard cursor >= 0 else { throw FleetControlError.invalidParameter("cursor") }
+            return try VarlinkReply(parameters: AcknowledgeOutcome(consumer: consumer, cursor: try await backend.acknowledge(consumer: consumer, cursor: cursor)))
+        case .readings(let device, let since, let limit):
+            if let since, since < 0 { throw FleetControlError.invalidParameter("since") }
+            let limit = limit ?? Self.defaultReadingsLimit
+            guard (1...Self.maxReadingsLimit).contains(limit) else { throw FleetControlError.invalidParameter("limit") }
+            return try VarlinkReply(parameters: try await backend.readings(device, since: since, limit: limit))
         case .watch: throw VarlinkError.expectedMore
         }
     }
@@ -105,6 +117,33 @@ public struct FleetService: Sendable {
             }
         }
         // The daemon ended the stream (shutting down): say so instead of leaving the client hanging.
+        _ = sink.send(VarlinkReply(error: FleetControlError.failed("the event stream ended").varlinkError), force: true)
+    }
+
+    /// `Readings` without a limit returns this many; a larger limit than `maxReadingsLimit` is refused.
+    public static let defaultReadingsLimit = 100
+    public static let maxReadingsLimit = 10_000
+
+    /// A durable Watch: unlike the live one, a client that reads slowly is waited for, not dropped, since what
+    /// it has not read yet stays in the store.
+    private func streamStored(_ device: String?, since: Int64?, consumer: String?, sink: any ReplySink) async throws {
+        if let since, since < 0 { throw FleetControlError.invalidParameter("since") }
+        let events = try await backend.watchStored(device, since: since, consumer: consumer)
+        do {
+            for try await event in events {
+                guard await sink.waitForRoom() else { return }
+                switch sink.send(try VarlinkReply(parameters: WatchUpdate(event: event), continues: true), force: false) {
+                case .queued: continue
+                case .closed: return
+                case .overflow(let buffered):
+                    _ = sink.send(VarlinkReply(error: .slowConsumer(bufferedBytes: buffered)), force: true)
+                    return
+                }
+            }
+        } catch let error as FleetControlError {
+            _ = sink.send(VarlinkReply(error: error.varlinkError), force: true)
+            return
+        }
         _ = sink.send(VarlinkReply(error: FleetControlError.failed("the event stream ended").varlinkError), force: true)
     }
 

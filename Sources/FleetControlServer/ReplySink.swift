@@ -5,6 +5,15 @@ public protocol ReplySink: Sendable {
     /// Queues a reply. Streamed replies pass `force: false` and are refused once the client's buffer is over
     /// its bound; single replies pass `force: true` (the server bounds those by not reading further requests).
     func send(_ reply: VarlinkReply, force: Bool) -> ReplySendResult
+    /// Waits until a streamed reply would be accepted (the client has read enough of what is buffered); false
+    /// once the connection is gone. A durable Watch waits here instead of overflowing: its values stay in the
+    /// store until the client reads on.
+    func waitForRoom() async -> Bool
+}
+
+extension ReplySink {
+    /// Sinks that never refuse (a test's recorder) always have room.
+    public func waitForRoom() async -> Bool { true }
 }
 
 /// Whether a reply was queued.

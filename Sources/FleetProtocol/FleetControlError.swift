@@ -21,6 +21,11 @@ public enum FleetControlError: Error, Equatable, Sendable, CustomStringConvertib
     case invalidParameter(String)
     /// The backend does not offer this method (yet).
     case notImplemented(method: String)
+    /// A Watch from a cursor older than what the outbox keeps: retention dropped the values `lost` before this
+    /// client (the named `consumer`, if any) read them.
+    case lostPlace(consumer: String?, lost: LostReadings)
+    /// fleetd runs without its outbox (it could not be opened), so nothing is stored to replay or query.
+    case storeUnavailable(reason: String)
     /// Anything else, with a sentence for the operator.
     case failed(String)
 
@@ -49,6 +54,13 @@ public enum FleetControlError: Error, Equatable, Sendable, CustomStringConvertib
             return .invalidParameter(parameter)
         case .notImplemented(let method):
             return .methodNotImplemented(method)
+        case .lostPlace(let consumer, let lost):
+            var parameters: [String: JSONValue] = ["firstCursor": .number(Double(lost.firstCursor)), "lastCursor": .number(Double(lost.lastCursor)),
+                                                   "count": .number(Double(lost.count))]
+            if let consumer { parameters["consumer"] = .string(consumer) }
+            return VarlinkError(name: fleet + ".LostPlace", parameters: parameters)
+        case .storeUnavailable(let reason):
+            return VarlinkError(name: fleet + ".StoreUnavailable", parameters: ["reason": .string(reason)])
         case .failed(let message):
             return VarlinkError(name: fleet + ".Failed", parameters: ["message": .string(message)])
         }

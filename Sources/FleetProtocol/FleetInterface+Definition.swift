@@ -6,8 +6,9 @@ extension FleetInterface {
 # fleetd control interface: status, device listing, connection control,
 # characteristic access and a live event stream for a fleet of BLE peripherals.
 #
-# Read methods (Status, ListDevices, ShowDevice, Watch, Metrics) are open to anyone
-# who can reach the socket; every other method needs root or the control group.
+# Read methods (Status, ListDevices, ShowDevice, Watch, Readings, Metrics) are open
+# to anyone who can reach the socket; every other method (Acknowledge included)
+# needs root or the control group.
 # A device argument may be an identity id, a unique id prefix, a display name or
 # a current Bluetooth address.
 interface io.fleetd.Fleet
@@ -90,7 +91,8 @@ type DeviceDetail (
 
 # One entry of the Watch stream.
 type Event (
-  # Strictly increasing per daemon run.
+  # Strictly increasing within one stream: the daemon run's event number, or,
+  # in a Watch with since or consumer, the value's cursor.
   sequence: int,
   # ISO-8601 UTC timestamp.
   time: string,
@@ -107,7 +109,18 @@ type Event (
   # Notified value as lowercase hex, for notification events.
   value: ?string,
   # One line for humans.
-  text: string
+  text: string,
+  # The next four are sent for values replayed or followed from the outbox
+  # (a Watch with since or consumer). cursor: the value's place among all
+  # stored values, to pass as since or to Acknowledge.
+  cursor: ?int,
+  # The value's number among its device's values: 1, 2, 3... with no gap,
+  # across fleetd restarts.
+  deviceSequence: ?int,
+  # The link session (connection) the value came from.
+  session: ?int,
+  # How the value arrived; read: read by fleetd when the link came up.
+  delivery: ?(notification, indication, read)
 )
 
 # The link to the fleet's MQTT broker and how far publishing is behind.
@@ -129,8 +142,61 @@ type Broker (
   lastError: ?string
 )
 
-# Daemon, adapters and device counts; broker when fleetd publishes to one.
-method Status() -> (daemon: Daemon, adapters: []Adapter, counts: Counts, broker: ?Broker)
+# A value stored in fleetd's outbox.
+type Reading (
+  cursor: int,
+  deviceSequence: int,
+  characteristic: string,
+  delivery: (notification, indication, read),
+  # Lowercase hex.
+  value: string,
+  # Arrival time, ISO-8601 UTC.
+  time: string,
+  session: int
+)
+
+# Stored values that retention dropped before they were read, of any device.
+type LostReadings (
+  firstCursor: int,
+  lastCursor: int
+)
+
+# A named consumer's position in the outbox.
+type Consumer (
+  name: string,
+  # The cursor it acknowledged.
+  cursor: int,
+  # Committed values after its cursor.
+  unacknowledged: int,
+  # Age of the oldest stored value it has not acknowledged (absent: up to date).
+  oldestUnacknowledgedSeconds: ?float,
+  # Retention dropped values it had not acknowledged.
+  lostPlace: bool
+)
+
+# The outbox of stored values.
+type Outbox (
+  depth: int,
+  # Values in memory waiting for their commit.
+  pending: int,
+  # Cursor of the newest committed value.
+  lastCursor: int,
+  # Append of the last batch's oldest value to its commit.
+  commitLatencySeconds: float,
+  # Bytes of WAL frames written since start.
+  bytesWritten: int,
+  droppedByRetention: int,
+  # Dropped from memory while the disk refused writes.
+  droppedInMemory: int,
+  # Commits fail (a full disk); lastError says why.
+  failing: bool,
+  lastError: ?string,
+  consumers: []Consumer
+)
+
+# Daemon, adapters and device counts; broker when fleetd publishes to one,
+# outbox when it stores values (each absent otherwise).
+method Status() -> (daemon: Daemon, adapters: []Adapter, counts: Counts, broker: ?Broker, outbox: ?Outbox)
 
 # Every device the daemon knows.
 method ListDevices() -> (devices: []Device)
@@ -163,7 +229,24 @@ method Write(device: string, characteristic: string, value: string, withResponse
 
 # Stream lifecycle events and notification values, of one device or all.
 # Must be called with more=true.
-method Watch(device: ?string) -> (event: Event)
+# With since (a cursor) the stream is durable: the stored values after since
+# are replayed from the outbox, then new ones follow as they are committed
+# (within the commit delay); lifecycle events, never stored, are not sent.
+# With consumer (a name) it starts after that consumer's acknowledged cursor
+# (a consumer never seen starts at the oldest stored value) unless since is
+# given; the cursor moves only by Acknowledge. A cursor older than what the
+# outbox keeps ends the stream with LostPlace.
+method Watch(device: ?string, since: ?int, consumer: ?string) -> (event: Event)
+
+# Move a named consumer's cursor to cursor (never backwards); returns the
+# cursor in effect. A consumer is created by its first acknowledgement.
+method Acknowledge(consumer: string, cursor: int) -> (consumer: string, cursor: int)
+
+# One device's stored values, oldest first: those after cursor since, or the
+# newest when since is absent; at most limit (default 100, at most 10000).
+# next is the since of the following page; lost is set when since was older
+# than what the outbox keeps.
+method Readings(device: string, since: ?int, limit: ?int) -> (device: string, readings: []Reading, next: int, lost: ?LostReadings)
 
 # Re-read the configuration.
 method Reload() -> (summary: string)
@@ -182,6 +265,11 @@ error NoCapacity (device: string, reason: string)
 # A Watch client stopped reading and was dropped.
 error SlowConsumer (bufferedBytes: int)
 error RequestTooLarge (limit: int)
+# A Watch from a cursor older than what the outbox keeps: the values
+# firstCursor...lastCursor were dropped by retention before they were read.
+error LostPlace (consumer: ?string, firstCursor: int, lastCursor: int, count: int)
+# fleetd runs without its outbox: nothing is stored to replay or query.
+error StoreUnavailable (reason: string)
 error InvalidRequest (reason: string)
 error Failed (message: string)
 """#

@@ -21,6 +21,8 @@ public enum FleetInterface {
         case watch = "Watch"
         case reload = "Reload"
         case metrics = "Metrics"
+        case acknowledge = "Acknowledge"
+        case readings = "Readings"
 
         /// The fully qualified name, e.g. `io.fleetd.Fleet.Status`.
         public var qualifiedName: String { FleetInterface.name + "." + rawValue }
@@ -28,8 +30,9 @@ public enum FleetInterface {
         /// True for methods anyone who can reach the socket may call.
         public var isReadOnly: Bool {
             switch self {
-            case .status, .listDevices, .showDevice, .watch, .metrics: return true
-            case .connect, .disconnect, .evict, .forget, .setPolicy, .read, .write, .reload: return false
+            case .status, .listDevices, .showDevice, .watch, .metrics, .readings: return true
+            // Acknowledge moves a cursor other clients may depend on: a mutation.
+            case .connect, .disconnect, .evict, .forget, .setPolicy, .read, .write, .reload, .acknowledge: return false
             }
         }
     }

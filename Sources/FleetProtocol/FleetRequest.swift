@@ -10,10 +10,15 @@ public enum FleetRequest: Sendable, Equatable {
     case setPolicy(device: String, policyClass: String)
     case read(device: String, characteristic: String)
     case write(device: String, characteristic: String, value: [UInt8], withResponse: Bool)
-    /// Events of one device, or of all (nil).
-    case watch(device: String?)
+    /// Events of one device, or of all (nil). With `since` (a cursor) or `consumer` (a named consumer's
+    /// acknowledged cursor), the stored values after that cursor are replayed from the outbox and then followed live.
+    case watch(device: String?, since: Int64? = nil, consumer: String? = nil)
     case reload
     case metrics
+    /// Moves the named consumer's cursor to `cursor` (never backwards).
+    case acknowledge(consumer: String, cursor: Int64)
+    /// One device's stored values: after cursor `since`, or the newest when nil; at most `limit`.
+    case readings(device: String, since: Int64?, limit: Int?)
 
     public var method: FleetInterface.Method {
         switch self {
@@ -30,6 +35,8 @@ public enum FleetRequest: Sendable, Equatable {
         case .watch: .watch
         case .reload: .reload
         case .metrics: .metrics
+        case .acknowledge: .acknowledge
+        case .readings: .readings
         }
     }
 
@@ -48,8 +55,12 @@ public enum FleetRequest: Sendable, Equatable {
         case .write(let device, let characteristic, let value, let withResponse):
             return try VarlinkCall(method: name, parameters: WriteParameters(device: device, characteristic: characteristic,
                                                                              value: value, withResponse: withResponse))
-        case .watch(let device):
-            return try VarlinkCall(method: name, parameters: WatchParameters(device: device), more: true)
+        case .watch(let device, let since, let consumer):
+            return try VarlinkCall(method: name, parameters: WatchParameters(device: device, since: since, consumer: consumer), more: true)
+        case .acknowledge(let consumer, let cursor):
+            return try VarlinkCall(method: name, parameters: AcknowledgeParameters(consumer: consumer, cursor: cursor))
+        case .readings(let device, let since, let limit):
+            return try VarlinkCall(method: name, parameters: ReadingsParameters(device: device, since: since, limit: limit))
         }
     }
 
@@ -75,7 +86,15 @@ public enum FleetRequest: Sendable, Equatable {
             let parameters = try call.parameters(as: WriteParameters.self)
             self = .write(device: parameters.device, characteristic: parameters.characteristic, value: parameters.value,
                           withResponse: parameters.withResponse)
-        case .watch: self = .watch(device: try call.parameters(as: WatchParameters.self).device)
+        case .watch:
+            let parameters = try call.parameters(as: WatchParameters.self)
+            self = .watch(device: parameters.device, since: parameters.since, consumer: parameters.consumer)
+        case .acknowledge:
+            let parameters = try call.parameters(as: AcknowledgeParameters.self)
+            self = .acknowledge(consumer: parameters.consumer, cursor: parameters.cursor)
+        case .readings:
+            let parameters = try call.parameters(as: ReadingsParameters.self)
+            self = .readings(device: parameters.device, since: parameters.since, limit: parameters.limit)
         }
     }
 }
@@ -96,6 +115,19 @@ private struct CharacteristicParameters: Codable {
 
 private struct WatchParameters: Codable {
     var device: String?
+    var since: Int64?
+    var consumer: String?
+}
+
+private struct AcknowledgeParameters: Codable {
+    var consumer: String
+    var cursor: Int64
+}
+
+private struct ReadingsParameters: Codable {
+    var device: String
+    var since: Int64?
+    var limit: Int?
 }
 
 /// `Write`'s parameters: the value travels as hex, and `withResponse` defaults to true.

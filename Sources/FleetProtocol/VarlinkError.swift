@@ -41,6 +41,12 @@ public struct VarlinkError: Error, Equatable, Sendable, CustomStringConvertible 
         case FleetInterface.name + ".SlowConsumer": return "dropped from the event stream: the client stopped reading"
         case FleetInterface.name + ".RequestTooLarge": return "request exceeds \(parameters["limit"]?.intValue ?? 0) bytes"
         case FleetInterface.name + ".InvalidRequest": return "invalid request: \(text("reason"))"
+        case FleetInterface.name + ".LostPlace":
+            let who = parameters["consumer"]?.stringValue.map { "consumer \($0) lost its place: " } ?? "lost place: "
+            let first = parameters["firstCursor"]?.intValue ?? 0, last = parameters["lastCursor"]?.intValue ?? 0
+            return who + "values \(first)…\(last) (\(parameters["count"]?.intValue ?? 0)) were dropped by retention before they were read; "
+                + "acknowledge \(last) (or watch --since \(last)) to go on from the oldest stored value"
+        case FleetInterface.name + ".StoreUnavailable": return "fleetd has no outbox: \(text("reason"))"
         case FleetInterface.name + ".Failed": return text("message")
         default: return parameters.isEmpty ? name : "\(name) \(JSONValue.object(parameters).serialized)"
         }

@@ -14,7 +14,8 @@ public struct WatchEvent: Sendable, Equatable {
         case notification(characteristic: String, value: [UInt8])
     }
 
-    /// Strictly increasing per daemon run, so a client can spot gaps.
+    /// Strictly increasing within one stream, so a client can spot gaps: the daemon run's event number, or, in a
+    /// Watch with `since` or `consumer`, the value's cursor.
     public var sequence: Int
     /// When it happened (wall clock; sent as ISO-8601 UTC).
     public var time: Date
@@ -23,19 +24,23 @@ public struct WatchEvent: Sendable, Equatable {
     public var kind: Kind
     /// One line for humans.
     public var text: String
+    /// For a value read from fleetd's outbox (a Watch with `since` or `consumer`): its cursor, its per-device
+    /// sequence number, its link session and how it arrived.
+    public var stored: StoredPlace?
 
-    public init(sequence: Int, time: Date, device: String, kind: Kind, text: String) {
+    public init(sequence: Int, time: Date, device: String, kind: Kind, text: String, stored: StoredPlace? = nil) {
         self.sequence = sequence
         self.time = time
         self.device = device
         self.kind = kind
         self.text = text
+        self.stored = stored
     }
 }
 
 // The wire form is the interface's flat Event record: `kind` names the case, and only that case's members are sent.
 extension WatchEvent: Codable {
-    private enum CodingKeys: String, CodingKey { case sequence, time, device, kind, state, characteristic, value, text }
+    private enum CodingKeys: String, CodingKey { case sequence, time, device, kind, state, characteristic, value, text, cursor, deviceSequence, session, delivery }
     private enum KindName: String, Codable { case lifecycle, disconnected, reconnected, notification }
 
     private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
@@ -58,6 +63,13 @@ extension WatchEvent: Codable {
             kind = .notification(characteristic: try container.decode(String.self, forKey: .characteristic),
                                  value: try container.decodeHex(forKey: .value))
         }
+        if let cursor = try container.decodeIfPresent(Int64.self, forKey: .cursor) {
+            stored = StoredPlace(cursor: cursor, deviceSequence: try container.decode(Int64.self, forKey: .deviceSequence),
+                                 session: try container.decode(Int64.self, forKey: .session),
+                                 delivery: try container.decode(ValueDelivery.self, forKey: .delivery))
+        } else {
+            stored = nil
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -76,6 +88,12 @@ extension WatchEvent: Codable {
             try container.encode(KindName.notification, forKey: .kind)
             try container.encode(characteristic, forKey: .characteristic)
             try container.encode(HexBytes.encode(value), forKey: .value)
+        }
+        if let stored {
+            try container.encode(stored.cursor, forKey: .cursor)
+            try container.encode(stored.deviceSequence, forKey: .deviceSequence)
+            try container.encode(stored.session, forKey: .session)
+            try container.encode(stored.delivery, forKey: .delivery)
         }
     }
 }

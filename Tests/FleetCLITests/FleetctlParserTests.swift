@@ -22,6 +22,17 @@ import Testing
         #expect(try command(["set-policy", "lamp", "background"]).subcommand == .setPolicy(device: "lamp", policyClass: "background"))
         #expect(try command(["watch"]).subcommand == .watch(device: nil, count: nil, timeout: nil))
         #expect(try command(["watch", "lamp", "--count", "3", "--timeout=1.5"]).subcommand == .watch(device: "lamp", count: 3, timeout: .milliseconds(1500)))
+        #expect(try command(["watch", "--since", "42"]).subcommand == .watch(device: nil, count: nil, timeout: nil, since: 42))
+        #expect(try command(["watch", "lamp", "--consumer=archiver"]).subcommand == .watch(device: "lamp", count: nil, timeout: nil, consumer: "archiver"))
+        #expect(try command(["readings", "lamp"]).subcommand == .readings(device: "lamp", since: nil, limit: nil))
+        #expect(try command(["readings", "lamp", "--since", "0", "--limit", "5"]).subcommand == .readings(device: "lamp", since: 0, limit: 5))
+        #expect(throws: FleetctlUsageError.self) { try command(["watch", "--since", "-1"]) }
+        #expect(throws: FleetctlUsageError.self) { try command(["watch", "--since", "x"]) }
+        #expect(throws: FleetctlUsageError.self) { try command(["watch", "--consumer", ""]) }
+        #expect(throws: FleetctlUsageError.self) { try command(["readings", "lamp", "--limit", "0"]) }
+        #expect(throws: FleetctlUsageError.self) { try command(["readings", "lamp", "--count", "3"]) }
+        #expect(throws: FleetctlUsageError.self) { try command(["status", "--since", "3"]) }
+        #expect(throws: FleetctlUsageError.self) { try command(["readings"]) }
         #expect(try command(["read", "lamp", "2a19"]).subcommand == .read(device: "lamp", characteristic: "2a19"))
         #expect(try command(["write", "lamp", "2a19", "01:FF"]).subcommand == .write(device: "lamp", characteristic: "2a19", value: [1, 255], withResponse: true))
         #expect(try command(["write", "--no-response", "lamp", "2a19", "00"]).subcommand == .write(device: "lamp", characteristic: "2a19", value: [0], withResponse: false))

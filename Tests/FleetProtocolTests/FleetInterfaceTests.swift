@@ -23,6 +23,7 @@ import Testing
             FleetControlError.deviceNotFound(reference: "x"), .ambiguousDevice(reference: "x", candidates: []), .notConnected(device: "x"),
             .characteristicNotFound(device: "x", characteristic: "y"), .bluez(name: "n", message: "m"),
             .invalidPolicyClass("c", known: []), .noCapacity(device: "x", reason: "r"), .failed("f"),
+            .lostPlace(consumer: "c", lost: LostReadings(firstCursor: 1, lastCursor: 2)), .storeUnavailable(reason: "r"),
         ].map(\.varlinkError) + [.permissionDenied(method: "m"), .slowConsumer(bufferedBytes: 1), .requestTooLarge(limit: 1), .invalidRequest("r")]
         for error in errors where error.name.hasPrefix(FleetInterface.name + ".") {
             #expect(FleetInterface.definition.contains("\nerror \(error.shortName) ("), "\(error.name) missing")
@@ -65,6 +66,6 @@ import Testing
 
     @Test func onlyIntrospectionFriendlyMethodsAreReadOnly() {
         let readOnly = FleetInterface.Method.allCases.filter(\.isReadOnly).map(\.rawValue)
-        #expect(Set(readOnly) == ["Status", "ListDevices", "ShowDevice", "Watch", "Metrics"])
+        #expect(Set(readOnly) == ["Status", "ListDevices", "ShowDevice", "Watch", "Metrics", "Readings"], "Acknowledge moves a shared cursor: it is a mutation")
     }
 }

@@ -80,6 +80,10 @@ import Testing
         #expect(try request(#"{"method":"io.fleetd.Fleet.Write","parameters":{"device":"d","characteristic":"c","value":"0a:0B"}}"#)
             == .write(device: "d", characteristic: "c", value: [0x0A, 0x0B], withResponse: true))
         #expect(try request(#"{"method":"io.fleetd.Fleet.Watch"}"#) == .watch(device: nil))
+        #expect(throws: VarlinkError.invalidParameter("since")) { try request(#"{"method":"io.fleetd.Fleet.Watch","parameters":{"since":"x"}}"#) }
+        #expect(throws: VarlinkError.invalidParameter("cursor")) {
+            try request(#"{"method":"io.fleetd.Fleet.Acknowledge","parameters":{"consumer":"c"}}"#)
+        }
     }
 
     @Test func everyRequestSurvivesTheWire() throws {
@@ -87,13 +91,30 @@ import Testing
             .status, .listDevices, .showDevice(device: "lamp"), .connect(device: "a b"), .disconnect(device: "x"), .evict(device: "x"),
             .forget(device: "x"), .setPolicy(device: "x", policyClass: "critical"), .read(device: "x", characteristic: "2a19"),
             .write(device: "x", characteristic: "2a19", value: [0, 255], withResponse: false), .watch(device: nil), .watch(device: "x"),
-            .reload, .metrics,
+            .watch(device: nil, since: 42), .watch(device: "x", consumer: "archiver"), .watch(device: nil, since: 0, consumer: "c"),
+            .reload, .metrics, .acknowledge(consumer: "archiver", cursor: 17), .readings(device: "x", since: nil, limit: nil),
+            .readings(device: "x", since: 9, limit: 5),
         ]
         for request in requests {
             let received = try VarlinkCall(frame: try request.call().json)
             #expect(received.more == (request.method == .watch))
             #expect(try FleetRequest(request.method, parameters: received) == request)
         }
+    }
+
+    @Test func aStoredWatchEventAndAReadingsPageSurviveTheWire() throws {
+        let time = Date(timeIntervalSince1970: 1_700_000_000.25)
+        let event = WatchEvent(sequence: 7, time: time, device: "d", kind: .notification(characteristic: "2a37", value: [1, 2]), text: "t",
+                               stored: StoredPlace(cursor: 7, deviceSequence: 3, session: 2, delivery: .indication))
+        let decoded = try JSONDecoder().decode(WatchEvent.self, from: try JSONEncoder().encode(event))
+        #expect(decoded == event)
+        let live = WatchEvent(sequence: 1, time: time, device: "d", kind: .reconnected, text: "t")
+        let liveJSON = String(decoding: try JSONEncoder().encode(live), as: UTF8.self)
+        #expect(!liveJSON.contains("cursor") && !liveJSON.contains("deviceSequence"), "a live event carries no stored place: \(liveJSON)")
+        let page = ReadingsPage(device: "d", readings: [StoredReadingInfo(cursor: 9, deviceSequence: 4, characteristic: "2a37", delivery: .read,
+                                                                         value: [0xff], time: time, session: 1)],
+                                next: 12, lost: LostReadings(firstCursor: 1, lastCursor: 5))
+        #expect(try JSONDecoder().decode(ReadingsPage.self, from: try JSONEncoder().encode(page)) == page)
     }
 
     @Test func aReplyDecodesIntoItsTypeAndNamesAMemberThatDoesNot() throws {

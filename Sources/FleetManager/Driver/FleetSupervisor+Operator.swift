@@ -18,7 +18,8 @@ extension FleetSupervisor {
                                              state: stopping ? .stopping : (isReady ? .running : .starting)),
                           adapters: adapters,
                           counts: DeviceCounts(wanted: counts.wanted, ready: counts.ready, backingOff: counts.backingOff, failed: counts.failed),
-                          broker: broker?.linkInfo())
+                          broker: broker?.linkInfo(),
+                          outbox: readings.map { OutboxStatus($0.outbox.stats(), wallNow: clock.wallNow()) })
     }
 
     public func deviceInfos() -> [DeviceInfo] {
@@ -140,7 +141,7 @@ extension FleetSupervisor {
 
     public func prometheusText() -> String {
         FleetMetricsText.render(machine: machine, metrics: metrics, feed: feed)
-            + (readings.map { FleetMetricsText.render(outbox: $0.outbox.stats()) } ?? "")
+            + (readings.map { FleetMetricsText.render(outbox: $0.outbox.stats(), wallNow: clock.wallNow()) } ?? "")
             + (broker?.metricsText() ?? "")
     }
 }

@@ -12,6 +12,8 @@ extension Outbox {
         public var retention = Retention()
         /// Readings kept in memory while the disk refuses writes (or while it cannot keep up); beyond it the
         /// oldest pending readings are discarded, before they are numbered, and counted in `droppedInMemory`.
+        /// A batch whose write is in progress is not counted (it is dropped first if that write fails), so memory
+        /// holds at most `memoryLimit + maxBatchSize` readings.
         public var memoryLimit: Int = 100_000
         /// The first retry after a failed commit; it doubles up to `retryMaxDelay`.
         public var retryInitialDelay: Duration = .milliseconds(100)

@@ -48,6 +48,11 @@ extension Outbox {
         }
     }
 
+    /// True for a name `acknowledge` accepts: 1–200 bytes, no control characters.
+    public static func isValidConsumerName(_ consumer: String) -> Bool {
+        (try? validate(consumer: consumer)) != nil
+    }
+
     static func validate(consumer: String) throws(OutboxError) {
         guard !consumer.isEmpty, consumer.utf8.count <= 200,
               !consumer.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {

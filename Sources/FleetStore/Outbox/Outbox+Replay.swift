@@ -13,6 +13,29 @@ extension Outbox {
     }
 }
 
+extension Outbox {
+    /// `read(after:limit:device:)` on the outbox's reader thread, for callers on the cooperative pool.
+    public func page(after cursor: Int64, limit: Int = 1000, device: DeviceFilter? = nil) async throws(OutboxError) -> ReplayPage {
+        guard limit >= 1 else { throw .invalidLimit(limit) }
+        do {
+            return try await reader.pageOffPool(after: cursor, limit: limit, device: device, through: nil).get()
+        } catch {
+            throw .storage(error)
+        }
+    }
+
+    /// The newest `limit` committed readings of `device`, oldest first, read on the reader thread. The page's
+    /// `next` is the newest id stored at the time: a replay from it continues after this page.
+    public func newest(device: String, limit: Int) async throws(OutboxError) -> ReplayPage {
+        guard limit >= 1 else { throw .invalidLimit(limit) }
+        do {
+            return try await reader.newestOffPool(device: device, limit: limit).get()
+        } catch {
+            throw .storage(error)
+        }
+    }
+}
+
 /// One page of a replay.
 public struct ReplayPage: Sendable, Equatable {
     public var readings: [StoredReading]

@@ -61,7 +61,11 @@ public final class Outbox: Sendable {
         }
         let wasEmpty = core.pending.isEmpty
         core.pending.append(PendingReading(reading: reading, appendedAt: now))
-        let excess = core.pending.count + core.inFlight - core.configuration.memoryLimit
+        // The bound counts only what waits: a batch being written holds the oldest readings, and dropping newer
+        // ones in their place would keep the wrong end. If that write fails, its batch comes back to the front and
+        // `failed` drops it first; if it succeeds, nothing needed dropping. So memory holds at most
+        // `memoryLimit` plus one batch in flight (`maxBatchSize`).
+        let excess = core.pending.count - core.configuration.memoryLimit
         if excess > 0 { core.droppedInMemory += UInt64(core.pending.dropFirst(excess)) }
         // The writer sleeps until the oldest reading's deadline; it needs waking only to learn of a first
         // reading or of a full batch.
@@ -119,4 +123,7 @@ public final class Outbox: Sendable {
 
     /// The id of the newest committed reading (0 when none ever was).
     public var lastCommittedID: Int64 { core.lock.withLock { core.lastCommittedID } }
+
+    /// Every id up to this one was dropped by retention (0 when none was): a replay after it loses nothing.
+    public var droppedThroughID: Int64 { core.lock.withLock { core.lowWater } }
 }

@@ -13,6 +13,7 @@ final class OutboxReader: Sendable {
         let pageAll: SQLiteStatement
         let pageDevice: SQLiteStatement
         let firstAfter: SQLiteStatement
+        let newestDevice: SQLiteStatement
 
         init(database: SQLiteDatabase) throws(SQLiteError) {
             self.database = database
@@ -24,6 +25,7 @@ final class OutboxReader: Sendable {
             // other devices' rows inside SQLite.
             pageDevice = try database.prepare("\(OutboxReader.columns) WHERE id > ?1 AND id <= ?2 AND device = ?4 ORDER BY id LIMIT ?3", persistent: true)
             firstAfter = try database.prepare("SELECT id, wall_ns FROM readings WHERE id > ?1 ORDER BY id LIMIT 1", persistent: true)
+            newestDevice = try database.prepare("\(OutboxReader.columns) WHERE device = ?1 ORDER BY id DESC LIMIT ?2", persistent: true)
         }
     }
 
@@ -96,16 +98,39 @@ final class OutboxReader: Sendable {
         }
     }
 
-    private static func rows(_ c: Connection, after: Int64, through: Int64, limit: Int, device: DeviceFilter?) throws(SQLiteError) -> [StoredReading] {
-        let read = { (s: SQLiteStatement) throws(SQLiteError) -> StoredReading in
-            let kind = s.text(at: 4)
-            guard let readingKind = ReadingKind(rawValue: kind) else {
-                throw SQLiteError(code: 11, message: "reading \(s.int64(at: 0)) has unknown kind \(kind)", operation: "read")
+    /// The newest `limit` readings of `device`, oldest first; `next` is the newest id stored when it was read.
+    func newest(device: String, limit: Int) throws(SQLiteError) -> ReplayPage {
+        try connection.withLock { (slot: inout Connection?) throws(SQLiteError) -> ReplayPage in
+            guard let c = slot else { throw SQLiteError.misuse("the outbox is closed", operation: "read") }
+            return try c.database.transaction(.deferred) { () throws(SQLiteError) -> ReplayPage in
+                defer { c.bounds.reset() }
+                let last = try c.bounds.step() && !c.bounds.isNull(at: 1) ? c.bounds.int64(at: 1) : 0
+                c.bounds.reset()
+                let readings = try c.newestDevice.rows([.text(device), .integer(Int64(limit))], Self.decode)
+                return ReplayPage(readings: readings.reversed(), lost: nil, next: last, reachedEnd: true)
             }
-            return StoredReading(id: s.int64(at: 0), seq: s.int64(at: 2), reading: Reading(
-                device: s.text(at: 1), characteristic: s.text(at: 3), kind: readingKind, value: s.blob(at: 5),
-                monotonicNanoseconds: s.int64(at: 6), wallNanoseconds: s.int64(at: 7), session: s.int64(at: 8)))
         }
+    }
+
+    /// The newest readings of a device, read on the reader thread.
+    func newestOffPool(device: String, limit: Int) async -> Result<ReplayPage, SQLiteError> {
+        await worker.run { [self] in
+            Result { () throws(SQLiteError) -> ReplayPage in try newest(device: device, limit: limit) }
+        } ?? .failure(.misuse("the outbox is closed", operation: "read"))
+    }
+
+    static func decode(_ s: SQLiteStatement) throws(SQLiteError) -> StoredReading {
+        let kind = s.text(at: 4)
+        guard let readingKind = ReadingKind(rawValue: kind) else {
+            throw SQLiteError(code: 11, message: "reading \(s.int64(at: 0)) has unknown kind \(kind)", operation: "read")
+        }
+        return StoredReading(id: s.int64(at: 0), seq: s.int64(at: 2), reading: Reading(
+            device: s.text(at: 1), characteristic: s.text(at: 3), kind: readingKind, value: s.blob(at: 5),
+            monotonicNanoseconds: s.int64(at: 6), wallNanoseconds: s.int64(at: 7), session: s.int64(at: 8)))
+    }
+
+    private static func rows(_ c: Connection, after: Int64, through: Int64, limit: Int, device: DeviceFilter?) throws(SQLiteError) -> [StoredReading] {
+        let read = decode
         let bounds: [SQLiteValue] = [.integer(after), .integer(through), .integer(Int64(limit))]
         guard let devices = device?.devices else { return try c.pageAll.rows(bounds, read) }
         if devices.count == 1 { return try c.pageDevice.rows(bounds + [.text(devices.first!)], read) }

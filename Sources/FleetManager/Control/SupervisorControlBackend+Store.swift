@@ -1,0 +1,119 @@
+import FleetControlServer
+import FleetProtocol
+import FleetStore
+import Foundation
+
+/// The stored-value methods (durable Watch, Acknowledge, Readings), answered from the supervisor's outbox.
+extension SupervisorControlBackend {
+    var outbox: Outbox {
+        get throws(FleetControlError) {
+            guard let outbox = supervisor.readings?.outbox else {
+                throw .storeUnavailable(reason: "the outbox could not be opened at start (see fleetd's log); values are not stored")
+            }
+            return outbox
+        }
+    }
+
+    public func watchStored(_ reference: String?, since: Int64?, consumer: String?) async throws -> AsyncThrowingStream<WatchEvent, any Error> {
+        let outbox = try outbox
+        if let consumer, !Outbox.isValidConsumerName(consumer) { throw FleetControlError.invalidParameter("consumer") }
+        var filter: DeviceFilter?
+        if let reference { filter = DeviceFilter(device: try await supervisor.showDevice(reference).device.id) }
+        // A consumer never seen starts at the oldest stored value: it has no place it could have lost.
+        let start = since ?? consumer.flatMap(outbox.cursor(of:)) ?? outbox.droppedThroughID
+        let source = StoredEventSource(iterator: outbox.follow(after: start, device: filter).makeAsyncIterator(), consumer: consumer)
+        return AsyncThrowingStream(unfolding: { try await source.next() })
+    }
+
+    public func acknowledge(consumer: String, cursor: Int64) async throws -> Int64 {
+        let outbox = try outbox
+        do throws(OutboxError) {
+            return try outbox.acknowledge(consumer: consumer, upTo: cursor)
+        } catch {
+            switch error {
+            case .invalidConsumerName: throw FleetControlError.invalidParameter("consumer")
+            case .acknowledgementBeyondCommitted: throw FleetControlError.invalidParameter("cursor")
+            default: throw FleetControlError.failed("acknowledging for consumer \(consumer) failed: \(error)")
+            }
+        }
+    }
+
+    public func readings(_ reference: String, since: Int64?, limit: Int) async throws -> ReadingsPage {
+        let outbox = try outbox
+        let device = try await supervisor.showDevice(reference).device.id
+        let page: ReplayPage
+        do throws(OutboxError) {
+            if let since {
+                page = try await outbox.page(after: since, limit: limit, device: DeviceFilter(device: device))
+            } else {
+                page = try await outbox.newest(device: device, limit: limit)
+            }
+        } catch {
+            throw FleetControlError.failed("reading the outbox failed: \(error)")
+        }
+        return ReadingsPage(device: device, readings: page.readings.map(StoredReadingInfo.init), next: page.next,
+                            lost: page.lost.map { LostReadings(firstCursor: $0.firstID, lastCursor: $0.lastID) })
+    }
+}
+
+/// Pulls a follower one event at a time, so a slow client holds back the replay instead of letting it buffer:
+/// the server asks for the next event only when the client has room for it.
+private final class StoredEventSource: @unchecked Sendable {
+    // @unchecked: AsyncThrowingStream(unfolding:) never calls `next` concurrently.
+    private var iterator: OutboxFollower.Iterator
+    private var held: [StoredReading] = []
+    private let consumer: String?
+
+    init(iterator: OutboxFollower.Iterator, consumer: String?) {
+        self.iterator = iterator
+        self.consumer = consumer
+    }
+
+    func next() async throws -> WatchEvent? {
+        while held.isEmpty {
+            let event: OutboxFollowEvent?
+            do {
+                event = try await iterator.next()
+            } catch {
+                throw FleetControlError.failed("reading the outbox failed: \(error)")
+            }
+            switch event {
+            case nil: return nil
+            case .lost(let gap)?:
+                throw FleetControlError.lostPlace(consumer: consumer, lost: LostReadings(firstCursor: gap.firstID, lastCursor: gap.lastID))
+            case .readings(let readings)?:
+                held = readings.reversed()
+            }
+        }
+        return WatchEvent(held.removeLast())
+    }
+}
+
+extension StoredReadingInfo {
+    init(_ stored: StoredReading) {
+        self.init(cursor: stored.id, deviceSequence: stored.seq, characteristic: stored.reading.characteristic,
+                  delivery: ValueDelivery(stored.reading.kind), value: stored.reading.value,
+                  time: Date(timeIntervalSince1970: Double(stored.reading.wallNanoseconds) / 1e9), session: stored.reading.session)
+    }
+}
+
+extension ValueDelivery {
+    init(_ kind: ReadingKind) {
+        switch kind {
+        case .notification: self = .notification
+        case .indication: self = .indication
+        case .read: self = .read
+        }
+    }
+}
+
+extension WatchEvent {
+    /// A stored value as a Watch event: its cursor is also the stream's sequence.
+    init(_ stored: StoredReading) {
+        let reading = stored.reading
+        self.init(sequence: Int(stored.id), time: Date(timeIntervalSince1970: Double(reading.wallNanoseconds) / 1e9), device: reading.device,
+                  kind: .notification(characteristic: reading.characteristic, value: reading.value),
+                  text: "\(reading.kind.rawValue) #\(stored.seq) of \(reading.characteristic)",
+                  stored: StoredPlace(cursor: stored.id, deviceSequence: stored.seq, session: reading.session, delivery: ValueDelivery(reading.kind)))
+    }
+}
