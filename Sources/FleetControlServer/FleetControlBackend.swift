@@ -30,4 +30,14 @@ public protocol FleetControlBackend: Sendable {
     func reload() async throws -> String
     /// Prometheus text exposition format.
     func metrics() async throws -> String
+    /// Pair the device now, or on its next link.
+    func pair(_ reference: String) async throws -> PairingOutcomeReply
+    /// Remove the device's bond.
+    func unpair(_ reference: String) async throws -> PairingOutcomeReply
+}
+
+extension FleetControlBackend {
+    /// Backends without pairing (test fakes) answer `MethodNotImplemented`.
+    public func pair(_ reference: String) async throws -> PairingOutcomeReply { throw FleetControlError.notImplemented(method: "Pair") }
+    public func unpair(_ reference: String) async throws -> PairingOutcomeReply { throw FleetControlError.notImplemented(method: "Unpair") }
 }

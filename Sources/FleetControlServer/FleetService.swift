@@ -86,6 +86,8 @@ public struct FleetService: Sendable {
             return try VarlinkReply(parameters: WriteOutcome())
         case .reload: return try VarlinkReply(parameters: ReloadOutcome(summary: try await backend.reload()))
         case .metrics: return try VarlinkReply(parameters: MetricsText(text: try await backend.metrics()))
+        case .pair(let device): return try VarlinkReply(parameters: try await backend.pair(device))
+        case .unpair(let device): return try VarlinkReply(parameters: try await backend.unpair(device))
         case .watch: throw VarlinkError.expectedMore
         }
     }

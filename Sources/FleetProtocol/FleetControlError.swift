@@ -21,6 +21,9 @@ public enum FleetControlError: Error, Equatable, Sendable, CustomStringConvertib
     case invalidParameter(String)
     /// The backend does not offer this method (yet).
     case notImplemented(method: String)
+    /// `Pair` or `Unpair` refused: pairing not configured for the device, no bond to remove, or a pairing
+    /// already under way; `reason` says which.
+    case pairingRefused(device: String, reason: String)
     /// Anything else, with a sentence for the operator.
     case failed(String)
 
@@ -49,6 +52,8 @@ public enum FleetControlError: Error, Equatable, Sendable, CustomStringConvertib
             return .invalidParameter(parameter)
         case .notImplemented(let method):
             return .methodNotImplemented(method)
+        case .pairingRefused(let device, let reason):
+            return VarlinkError(name: fleet + ".PairingRefused", parameters: ["device": .string(device), "reason": .string(reason)])
         case .failed(let message):
             return VarlinkError(name: fleet + ".Failed", parameters: ["message": .string(message)])
         }

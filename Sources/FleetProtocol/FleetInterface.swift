@@ -21,6 +21,8 @@ public enum FleetInterface {
         case watch = "Watch"
         case reload = "Reload"
         case metrics = "Metrics"
+        case pair = "Pair"
+        case unpair = "Unpair"
 
         /// The fully qualified name, e.g. `io.fleetd.Fleet.Status`.
         public var qualifiedName: String { FleetInterface.name + "." + rawValue }
@@ -29,7 +31,7 @@ public enum FleetInterface {
         public var isReadOnly: Bool {
             switch self {
             case .status, .listDevices, .showDevice, .watch, .metrics: return true
-            case .connect, .disconnect, .evict, .forget, .setPolicy, .read, .write, .reload: return false
+            case .connect, .disconnect, .evict, .forget, .setPolicy, .read, .write, .reload, .pair, .unpair: return false
             }
         }
     }

@@ -14,6 +14,10 @@ public enum FleetRequest: Sendable, Equatable {
     case watch(device: String?)
     case reload
     case metrics
+    /// Pair the device now (over its link) or on its next link.
+    case pair(device: String)
+    /// Remove the device's bond.
+    case unpair(device: String)
 
     public var method: FleetInterface.Method {
         switch self {
@@ -30,6 +34,8 @@ public enum FleetRequest: Sendable, Equatable {
         case .watch: .watch
         case .reload: .reload
         case .metrics: .metrics
+        case .pair: .pair
+        case .unpair: .unpair
         }
     }
 
@@ -39,7 +45,8 @@ public enum FleetRequest: Sendable, Equatable {
         switch self {
         case .status, .listDevices, .reload, .metrics:
             return VarlinkCall(method: name)
-        case .showDevice(let device), .connect(let device), .disconnect(let device), .evict(let device), .forget(let device):
+        case .showDevice(let device), .connect(let device), .disconnect(let device), .evict(let device), .forget(let device),
+             .pair(let device), .unpair(let device):
             return try VarlinkCall(method: name, parameters: DeviceParameter(device: device))
         case .setPolicy(let device, let policyClass):
             return try VarlinkCall(method: name, parameters: SetPolicyParameters(device: device, policyClass: policyClass))
@@ -65,6 +72,8 @@ public enum FleetRequest: Sendable, Equatable {
         case .disconnect: self = .disconnect(device: try call.parameters(as: DeviceParameter.self).device)
         case .evict: self = .evict(device: try call.parameters(as: DeviceParameter.self).device)
         case .forget: self = .forget(device: try call.parameters(as: DeviceParameter.self).device)
+        case .pair: self = .pair(device: try call.parameters(as: DeviceParameter.self).device)
+        case .unpair: self = .unpair(device: try call.parameters(as: DeviceParameter.self).device)
         case .setPolicy:
             let parameters = try call.parameters(as: SetPolicyParameters.self)
             self = .setPolicy(device: parameters.device, policyClass: parameters.policyClass)

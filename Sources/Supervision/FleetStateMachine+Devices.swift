@@ -22,6 +22,7 @@ extension FleetStateMachine {
         sighting.address = report.address
         sighting.addressType = report.addressType
         sighting.rssi = report.rssi ?? previous?.rssi
+        sighting.bonded = report.bonded
         let wasConnected = sighting.connected
         if let link {
             sighting.connected = link != .down
@@ -36,6 +37,7 @@ extension FleetStateMachine {
         }
         let wasLink = device.linkPath == report.path
         record(sighting, of: &device, now: now)
+        actions += noteBond(&device, report: report, wasBonded: previous?.bonded, now: now)
         if device.displayName == nil { device.displayName = report.name }
         if device.phase == .unknown, device.isWanted {
             device.phase = .discovered

@@ -29,7 +29,13 @@ extension FleetStateMachine {
                 return actions + pump(now: now)
             }
             device.lastReason = "\(error.name)\(error.message.isEmpty ? "" : ": \(error.message)")"
+            let staleBond = staleBondCheck(&device, path: path, error: error, now: now)
+            actions += staleBond.actions
             device.linkPath = nil
+            if staleBond.stopped {
+                devices[id] = device
+                return actions + pump(now: now)
+            }
             device.beforeLastFailure = (device.reconnect, now)
             let step = device.reconnect.connectFailed(failure, now: now, using: &rng)
             apply(step, to: &device, now: now, into: &actions)
@@ -48,6 +54,10 @@ extension FleetStateMachine {
         device.connectToken = nil
         var actions: [FleetAction] = []
         clearTimer(&device, into: &actions)
+        if let error, let pairing = pairAfterSecurityFailure(&device, path: path, error: error, now: now) {
+            devices[id] = device
+            return actions + pairing
+        }
         if let error {
             device.lastReason = error.description
             actions.append(.event(LifecycleEvent(.setUpFailed, "set-up of \(id) failed: \(error)", device: id, address: device.address,
@@ -55,6 +65,7 @@ extension FleetStateMachine {
             abandonLink(&device, path: path, into: &actions)
         } else {
             device.phase = .ready
+            device.bond.staleBond.reconnected()
             device.adopted = false
             device.attempt = 0
             actions.append(.event(LifecycleEvent(.ready, "\(id) is ready: \(device.wanted.subscribe.count) subscription(s) armed",
@@ -98,6 +109,7 @@ extension FleetStateMachine {
 
     mutating func beginSetUp(_ device: inout FleetDevice, now: Duration) -> [FleetAction] {
         guard device.phase == .connected, let path = device.linkPath, device.isWanted else { return [] }
+        if let pairing = pairBeforeSetUp(&device, path: path, now: now) { return pairing }
         var actions: [FleetAction] = []
         device.phase = .resolving
         let token = newToken()
@@ -130,7 +142,7 @@ extension FleetStateMachine {
                                              address: path.flatMap { device.sightings[$0]?.address }, adapter: adapter,
                                              reason: "link-lost", warning: device.isWanted)))
         switch wasPhase {
-        case .evicted, .idle, .failed:
+        case .evicted, .idle, .failed, .needsPairing:
             return actions
         default:
             break
@@ -172,11 +184,7 @@ extension FleetStateMachine {
             }
             scheduleRetry(delay)
         case .removeDeviceThenConnect(let delay):
-            if let sighting = device.bestSighting {
-                actions.append(.removeDevice(device: device.id, adapter: sighting.adapter, path: sighting.path))
-                actions.append(.event(LifecycleEvent(.staleStateCleared, "\(device.id): clearing a stuck BlueZ state with RemoveDevice",
-                                                     device: device.id, adapter: sighting.adapter, reason: "remove-device")))
-            }
+            if let sighting = device.bestSighting { actions += clearStuckState(device, sighting: sighting) }
             scheduleRetry(delay)
         case .waitForAdapter:
             if let adapter = device.bestSighting?.adapter, adapters[adapter]?.powered == true,

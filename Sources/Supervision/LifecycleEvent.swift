@@ -25,6 +25,13 @@ public enum FleetMessageID: String, Sendable, CaseIterable {
     case stopping = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60714"
     case configRejected = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60715"
     case malformedReply = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60716"
+    case pairingStarted = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60717"
+    case paired = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60718"
+    case pairingFailed = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60719"
+    case needsPairing = "3b5a1f0e7c2d4e8fa1b2c3d4e5f6071a"
+    case staleBond = "3b5a1f0e7c2d4e8fa1b2c3d4e5f6071b"
+    case bondRemoved = "3b5a1f0e7c2d4e8fa1b2c3d4e5f6071c"
+    case agentRefused = "3b5a1f0e7c2d4e8fa1b2c3d4e5f6071d"
 }
 
 /// One lifecycle event: what happened, to which device, and why — logged to journald with `FLEET_*`
