@@ -84,9 +84,6 @@ extension FleetStateMachine {
             device.connectToken = nil
             return startPairing(&device, path: path, why: "\(error.operation) needs a secure link (\(error.name): \(error.message))",
                                 retrySetUp: true, now: now)
-        case .fail(.stillRefusedAfterPairing):
-            device.lastReason = "\(error.name): \(error.message) (still refused after pairing)"
-            return nil
         case .fail:
             return nil
         }

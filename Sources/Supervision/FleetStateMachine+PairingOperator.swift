@@ -38,10 +38,17 @@ extension FleetStateMachine {
             devices[id] = device
             return OperatorOutcome(actions: actions, message: "pairing \(id) via \(path.adapter); set-up follows", eviction: nil)
         }
+        // A fresh bond: keys the device no longer accepts (a stale bond) would fail the next link before any
+        // pairing could start, so they go first.
+        let removed = unpairActions(device, reason: "operator-pair")
+        if !removed.isEmpty {
+            device.bond.adapter = nil
+            for key in device.sightings.keys { device.sightings[key]?.bonded = false }
+        }
         device.bond.pairOnNextLink = true
         devices[id] = device
         let connect = operatorConnect(id, now: now)
-        return OperatorOutcome(actions: connect.actions, message: "\(id) pairs on its next link: \(connect.message)", eviction: connect.eviction)
+        return OperatorOutcome(actions: removed + connect.actions, message: "\(id) pairs on its next link: \(connect.message)", eviction: connect.eviction)
     }
 
     /// Remove the device's bond (Adapter1.RemoveDevice of its bonded objects). It stays wanted: a device with
