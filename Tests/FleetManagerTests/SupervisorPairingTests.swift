@@ -77,6 +77,10 @@ struct SupervisorPairingTests {
                 Comment(rawValue: table.stdout))
         let show = try await harness.fleetctl(["show", Self.meterID])
         #expect(show.stdout.contains("bond:") && show.stdout.contains("on hci0"), Comment(rawValue: show.stdout))
+        // The snapshot is written a moment after the change (writes are coalesced).
+        try await waitUntil("the snapshot records the bond") {
+            ((try? String(contentsOfFile: harness.snapshotPath, encoding: .utf8)) ?? "").contains("bondAdapter")
+        }
         let snapshot = try String(contentsOfFile: harness.snapshotPath, encoding: .utf8)
         #expect(snapshot.contains("\"bondAdapter\":\"hci0\"") || snapshot.contains("\"bondAdapter\" : \"hci0\""), Comment(rawValue: snapshot))
     }
