@@ -34,6 +34,9 @@ public struct BondState: Sendable {
     /// Pair on the next link before set-up (`fleetctl pair` on an unlinked device, or a bond removed by
     /// `re-pair = auto`).
     public var pairOnNextLink = false
+    /// The connect (its token) during which the link came up. The Connect reply and the signals travel
+    /// separately to the driver, so `Connected=false` may already be applied when a failed reply arrives.
+    public var linkUpDuringConnect: UInt64?
 
     public init() {}
 }

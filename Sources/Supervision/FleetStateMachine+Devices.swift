@@ -55,6 +55,7 @@ extension FleetStateMachine {
         let changed = sighting.connected != up
         let wasLink = device.linkPath == path
         sighting.connected = up
+        if up, device.linkPath == path, device.phase == .connecting { device.bond.linkUpDuringConnect = device.connectToken }
         // BlueZ resolves services only over a link.
         if !up { sighting.servicesResolved = false }
         record(sighting, of: &device, now: now)

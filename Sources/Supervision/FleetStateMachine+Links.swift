@@ -29,7 +29,7 @@ extension FleetStateMachine {
                 return actions + pump(now: now)
             }
             device.lastReason = "\(error.name)\(error.message.isEmpty ? "" : ": \(error.message)")"
-            let staleBond = staleBondCheck(&device, path: path, error: error, now: now)
+            let staleBond = staleBondCheck(&device, path: path, error: error, token: token, now: now)
             actions += staleBond.actions
             device.linkPath = nil
             if staleBond.stopped {
@@ -132,6 +132,7 @@ extension FleetStateMachine {
             if device.connectToken != nil { adapters[adapter]?.slots.connectFinished(device: device.id.rawValue) }
         }
         let wasPhase = device.phase
+        let connecting = device.connectToken
         device.linkPath = nil
         device.linkUpAt = nil
         device.linkDownAt = now
@@ -155,6 +156,12 @@ extension FleetStateMachine {
             let step = device.reconnect.connectFailed(.local(.adapterPoweredOff), now: now, using: &rng)
             apply(step, to: &device, now: now, into: &actions)
             return actions
+        }
+        if wasPhase == .connecting, let path, let connecting {
+            // Up and down before the Connect reply: for a bonded device, the evidence of a stale bond.
+            let staleBond = staleBondAtLinkLoss(&device, path: path, token: connecting, now: now)
+            actions += staleBond.actions
+            if staleBond.stopped { return actions }
         }
         device.beforeLastFailure = (device.reconnect, now)
         let step = device.reconnect.linkLost(failure, now: now, using: &rng)

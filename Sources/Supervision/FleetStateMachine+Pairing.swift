@@ -188,10 +188,12 @@ extension FleetStateMachine {
 
     /// A connect of a bonded device failed: feeds the stale-bond rule. `stopped` when the device now waits
     /// for an operator (`re-pair = manual`); with `auto` the bond is removed and the next link pairs.
-    mutating func staleBondCheck(_ device: inout FleetDevice, path: DevicePath, error: BlueZError, now: Duration)
+    mutating func staleBondCheck(_ device: inout FleetDevice, path: DevicePath, error: BlueZError, token: UInt64, now: Duration)
         -> (actions: [FleetAction], stopped: Bool) {
         guard let sighting = device.sightings[path], sighting.bonded else { return ([], false) }
-        let evidence = ReconnectEvidence(bonded: true, linkCameUp: sighting.connected, errorName: error.name, errorMessage: error.message)
+        let cameUp = sighting.connected || device.bond.linkUpDuringConnect == token
+        device.bond.linkUpDuringConnect = nil
+        let evidence = ReconnectEvidence(bonded: true, linkCameUp: cameUp, errorName: error.name, errorMessage: error.message)
         let policy = pairingPolicy(of: device.id)
         switch device.bond.staleBond.reconnectFailed(evidence, rePair: policy.rePair) {
         case .keepTrying:
@@ -213,6 +215,15 @@ extension FleetStateMachine {
                                        code: "stale-bond", now: now)
             return (actions, true)
         }
+    }
+
+    /// The link of a bonded device came up and went down while its Connect was pending (the driver hears the
+    /// signals before the failed reply, which is then stale): the same evidence as a failed reply.
+    mutating func staleBondAtLinkLoss(_ device: inout FleetDevice, path: DevicePath, token: UInt64, now: Duration)
+        -> (actions: [FleetAction], stopped: Bool) {
+        guard device.bond.linkUpDuringConnect == token else { return ([], false) }
+        let dropped = BlueZError(operation: "Connect", path: path.rawValue, name: "org.bluez.Error.Failed", message: "link dropped while connecting")
+        return staleBondCheck(&device, path: path, error: dropped, token: token, now: now)
     }
 
     // MARK: Clearing stuck state without losing keys

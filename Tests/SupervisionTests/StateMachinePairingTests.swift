@@ -298,3 +298,22 @@ extension FleetStateMachine {
     /// The bond adapter of the only device, for brevity.
     fileprivate var deviceInfoBond: String? { devices.values.first?.bond.adapter?.name }
 }
+
+extension StateMachinePairingTests {
+    /// The driver may apply `Connected=false` before the failed Connect reply (they travel separately): the
+    /// link still came up during that connect, so it counts towards a stale bond.
+    @Test func aStaleBondIsSeenWhenTheLinkDownOvertakesTheReply() throws {
+        var driver = try driver(DevicePairing(policy: Self.passkey))
+        driver.see(bonded())
+        var actions: [FleetAction] = []
+        for _ in 0..<3 {
+            let connect = try #require(driver.history.connects.last)
+            driver.linkUp(bonded())
+            driver.linkDown(bonded())
+            actions += driver.connectFinished(connect, error: FleetFixture.connectError(connect.path, "org.bluez.Error.Failed", "br-connection-canceled"))
+            actions += driver.advance(by: .seconds(200))
+        }
+        #expect(driver.history.events(.needsPairing).first?.reason == "stale-bond", "\(driver.history.events.map(\.message))")
+        #expect(actions.events(.needsPairing).isEmpty, "decided at the link-down, not at the stale reply")
+    }
+}
