@@ -191,7 +191,10 @@ extension FleetStateMachine {
     mutating func staleBondCheck(_ device: inout FleetDevice, path: DevicePath, error: BlueZError, token: UInt64, now: Duration)
         -> (actions: [FleetAction], stopped: Bool) {
         guard let sighting = device.sightings[path], sighting.bonded else { return ([], false) }
-        let cameUp = sighting.connected || device.bond.linkUpDuringConnect == token
+        // The driver hears the Connect reply and the Connected signals apart, in either order, so the link's
+        // rise may not have been applied yet. BlueZ 5.66 answers a pending Connect `br-connection-canceled`
+        // only from device_remove_connection, that is when a link that came up went away: evidence enough.
+        let cameUp = sighting.connected || device.bond.linkUpDuringConnect == token || error.message == "br-connection-canceled"
         device.bond.linkUpDuringConnect = nil
         let evidence = ReconnectEvidence(bonded: true, linkCameUp: cameUp, errorName: error.name, errorMessage: error.message)
         let policy = pairingPolicy(of: device.id)

@@ -123,7 +123,12 @@ struct SupervisorPairingTests {
         try await harness.waitFor("meter ready (paired on its first StartNotify)", Self.readyBondedOn("hci0"))
         try await harness.sim("ForgetBond", [.string("meter")])
         try await harness.sim("DropLink", [.string("meter")])
-        try await waitUntil("the stale bond removed", timeout: .seconds(60)) { harness.log().contains("removing the bond of \(Self.meterID) on hci0 (stale-bond)") }
+        do {
+            try await waitUntil("the stale bond removed", timeout: .seconds(60)) { harness.log().contains("removing the bond of \(Self.meterID) on hci0 (stale-bond)") }
+        } catch {
+            Issue.record("\(error)\n--- fleetd log ---\n\(harness.logTail(80))")
+            return
+        }
         #expect(harness.log().contains("its bond on hci0 is stale (3 authentication failures); re-pair = auto"))
         try await harness.waitFor("meter ready again with a fresh bond", Self.readyBondedOn("hci0"))
         #expect(try await harness.sim("Bonds", [.string("meter")]).first?.stringArray == ["hci0"], "the peripheral holds the new keys")

@@ -317,3 +317,20 @@ extension StateMachinePairingTests {
         #expect(actions.events(.needsPairing).isEmpty, "decided at the link-down, not at the stale reply")
     }
 }
+
+extension StateMachinePairingTests {
+    /// The failed reply may also overtake the `Connected=true` signal: `br-connection-canceled` itself says a
+    /// link came up and went away (device_remove_connection).
+    @Test func aStaleBondIsSeenWhenTheReplyOvertakesTheLinkUp() throws {
+        var driver = try driver(DevicePairing(policy: Self.passkey))
+        driver.see(bonded())
+        for _ in 0..<3 {
+            let connect = try #require(driver.history.connects.last)
+            driver.connectFinished(connect, error: FleetFixture.connectError(connect.path, "org.bluez.Error.Failed", "br-connection-canceled"))
+            driver.linkUp(bonded())
+            driver.linkDown(bonded())
+            driver.advance(by: .seconds(200))
+        }
+        #expect(driver.history.events(.needsPairing).first?.reason == "stale-bond", "\(driver.history.events.map(\.message))")
+    }
+}
