@@ -36,6 +36,8 @@ public enum FleetctlSubcommand: Sendable, Equatable {
     case write(device: String, characteristic: String, value: [UInt8], withResponse: Bool)
     case reload
     case metrics
+    case pair(device: String)
+    case unpair(device: String)
 }
 
 /// What the command line asks for: a command, or help/version text that needs no daemon.

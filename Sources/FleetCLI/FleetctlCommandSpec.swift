@@ -44,6 +44,8 @@ struct FleetctlCommandSpec: Sendable {
         .init(name: "read", arguments: ["DEVICE", "CHAR"], abstract: "Read characteristic CHAR (a UUID) of DEVICE; prints hex."),
         .init(name: "write", arguments: ["DEVICE", "CHAR", "HEX"], abstract: "Write HEX (e.g. 01ff or 01:ff) to characteristic CHAR of DEVICE.",
               options: [("--no-response", "Write without response.")]),
+        .init(name: "pair", arguments: ["DEVICE"], abstract: "Pair DEVICE with fleetd's agent now, or on its next link; ends a needs-pairing stop."),
+        .init(name: "unpair", arguments: ["DEVICE"], abstract: "Remove DEVICE's bond from the adapter holding it; it stays wanted."),
         .init(name: "reload", abstract: "Make the daemon re-read its configuration."),
         .init(name: "metrics", abstract: "Print the daemon's metrics in Prometheus text format."),
     ]

@@ -43,6 +43,9 @@ struct FleetctlFormatter {
             return text.hasSuffix("\n") || text.isEmpty ? text : text + "\n"
         case .watch: return ""
         case .readings: return readings(try reply.parameters(as: ReadingsPage.self))
+        case .pair, .unpair:
+            let outcome = try reply.parameters(as: PairingOutcomeReply.self)
+            return "\(outcome.device): \(paint(outcome.state))\n\(outcome.note)\n"
         }
     }
 
@@ -159,7 +162,7 @@ struct FleetctlFormatter {
     }
 
     private func deviceTable(_ devices: [DeviceInfo]) -> String {
-        var table = TextTable(header: ["ID", "NAME", "STATE", "ADAPTER", "ADDRESS", "RSSI", "LAST-SEEN", "ATTEMPT", "FAILURES", "NEXT-RETRY", "CLASS"])
+        var table = TextTable(header: ["ID", "NAME", "STATE", "ADAPTER", "ADDRESS", "RSSI", "LAST-SEEN", "ATTEMPT", "FAILURES", "NEXT-RETRY", "CLASS", "BOND"])
         for device in devices {
             table.rows.append([
                 .init(device.id), .init(device.displayName), .init(device.state.rawValue, colour: TerminalColour.of(device.state)),
@@ -167,7 +170,7 @@ struct FleetctlFormatter {
                 .init(device.lastSeenSecondsAgo.map { Self.duration($0) + " ago" } ?? "never"),
                 .init(String(device.attempt)), .init(String(device.failures), colour: device.failures > 0 ? .yellow : nil),
                 .init(device.nextRetryInSeconds.map { "in " + Self.duration($0) } ?? "-"),
-                .init(device.policyClass),
+                .init(device.policyClass), .init(device.bondAdapter ?? "-"),
             ])
         }
         return table.render(colour: colour)
@@ -180,7 +183,7 @@ struct FleetctlFormatter {
             ("adapter", device.adapter ?? "-"), ("address", device.address ?? "-"), ("rssi", device.rssi.map(String.init) ?? "-"),
             ("last seen", device.lastSeenSecondsAgo.map { Self.duration($0) + " ago" } ?? "never"),
             ("attempt", String(device.attempt)), ("failures", String(device.failures)), ("next retry", device.nextRetryInSeconds.map { "in " + Self.duration($0) } ?? "-"),
-            ("class", device.policyClass), ("identity", detail.identity ?? "-"), ("last error", detail.lastError ?? "-"),
+            ("class", device.policyClass), ("bond", device.bondAdapter.map { "on \($0)" } ?? "-"), ("identity", detail.identity ?? "-"), ("last error", detail.lastError ?? "-"),
             ("connected for", detail.connectedForSeconds.map(Self.duration) ?? "-"),
         ]
         let width = fields.map(\.0.count).max() ?? 0

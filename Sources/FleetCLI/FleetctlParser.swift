@@ -109,6 +109,8 @@ public enum FleetctlParser {
         case "disconnect": subcommand = .disconnect(device: argument(0))
         case "evict": subcommand = .evict(device: argument(0))
         case "forget": subcommand = .forget(device: argument(0))
+        case "pair": subcommand = .pair(device: argument(0))
+        case "unpair": subcommand = .unpair(device: argument(0))
         case "set-policy": subcommand = .setPolicy(device: argument(0), policyClass: argument(1))
         case "watch":
             var count: Int?

@@ -73,6 +73,8 @@ public struct FleetctlRunner {
             return .write(device: device, characteristic: characteristic, value: value, withResponse: withResponse)
         case .reload: return .reload
         case .metrics: return .metrics
+        case .pair(let device): return .pair(device: device)
+        case .unpair(let device): return .unpair(device: device)
         }
     }
 

@@ -15,8 +15,8 @@ enum TerminalColour: String {
     static func of(_ state: DeviceState) -> TerminalColour? {
         switch state {
         case .ready, .connected: return .green
-        case .backingOff, .connecting, .evicted: return .yellow
-        case .failed: return .red
+        case .backingOff, .connecting, .evicted, .pairing: return .yellow
+        case .failed, .needsPairing: return .red
         case .unknown, .discovered, .resolving, .disconnecting, .waitingForAdapter, .idle: return nil
         }
     }

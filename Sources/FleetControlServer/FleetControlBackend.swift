@@ -39,9 +39,13 @@ public protocol FleetControlBackend: Sendable {
     func acknowledge(consumer: String, cursor: Int64) async throws -> Int64
     /// One device's stored values after `since` (the newest when nil), at most `limit`, oldest first.
     func readings(_ reference: String, since: Int64?, limit: Int) async throws -> ReadingsPage
+    /// Pair the device now, or on its next link.
+    func pair(_ reference: String) async throws -> PairingOutcomeReply
+    /// Remove the device's bond.
+    func unpair(_ reference: String) async throws -> PairingOutcomeReply
 }
 
-/// A backend without an outbox (tests' fakes, benchmarks) refuses the stored-value methods.
+/// A backend without an outbox or pairing (tests' fakes, benchmarks) refuses those methods.
 extension FleetControlBackend {
     public func watchStored(_ reference: String?, since: Int64?, consumer: String?) async throws -> AsyncThrowingStream<WatchEvent, any Error> {
         throw FleetControlError.notImplemented(method: FleetInterface.Method.watch.qualifiedName)
@@ -53,5 +57,13 @@ extension FleetControlBackend {
 
     public func readings(_ reference: String, since: Int64?, limit: Int) async throws -> ReadingsPage {
         throw FleetControlError.notImplemented(method: FleetInterface.Method.readings.qualifiedName)
+    }
+
+    public func pair(_ reference: String) async throws -> PairingOutcomeReply {
+        throw FleetControlError.notImplemented(method: FleetInterface.Method.pair.qualifiedName)
+    }
+
+    public func unpair(_ reference: String) async throws -> PairingOutcomeReply {
+        throw FleetControlError.notImplemented(method: FleetInterface.Method.unpair.qualifiedName)
     }
 }

@@ -98,6 +98,8 @@ public struct FleetService: Sendable {
             let limit = limit ?? Self.defaultReadingsLimit
             guard (1...Self.maxReadingsLimit).contains(limit) else { throw FleetControlError.invalidParameter("limit") }
             return try VarlinkReply(parameters: try await backend.readings(device, since: since, limit: limit))
+        case .pair(let device): return try VarlinkReply(parameters: try await backend.pair(device))
+        case .unpair(let device): return try VarlinkReply(parameters: try await backend.unpair(device))
         case .watch: throw VarlinkError.expectedMore
         }
     }

@@ -94,3 +94,16 @@ public struct MetricsText: Sendable, Equatable, Codable {
 
     public init(text: String) { self.text = text }
 }
+
+/// The reply of `Pair` and `Unpair`: where the device stands now, and a sentence saying what happens next.
+public struct PairingOutcomeReply: Sendable, Equatable, Codable {
+    public var device: String
+    public var state: DeviceState
+    public var note: String
+
+    public init(device: String, state: DeviceState, note: String) {
+        self.device = device
+        self.state = state
+        self.note = note
+    }
+}

@@ -19,10 +19,13 @@ public struct DeviceInfo: Sendable, Equatable, Codable {
     /// Seconds until the next connection attempt, when backing off.
     public var nextRetryInSeconds: Double?
     public var policyClass: String
+    /// The adapter holding the device's bond (its keys); nil when it is not bonded.
+    public var bondAdapter: String?
 
     public init(id: String, displayName: String, state: DeviceState, adapter: String? = nil, address: String? = nil,
                 rssi: Int? = nil, lastSeenSecondsAgo: Double? = nil, attempt: Int = 0, failures: Int = 0,
-                nextRetryInSeconds: Double? = nil, policyClass: String) {
+                nextRetryInSeconds: Double? = nil, policyClass: String, bondAdapter: String? = nil) {
+        self.bondAdapter = bondAdapter
         self.id = id
         self.displayName = displayName
         self.state = state

@@ -23,6 +23,11 @@ public enum DeviceState: String, Sendable, Codable, CaseIterable {
     case idle
     /// Given up on: a permanent error or the retry budget spent. `fleetctl connect` starts over.
     case failed
+    /// Linked and pairing (before set-up, or to retry a GATT call refused for lack of security).
+    case pairing
+    /// Stopped until an operator pairs it (`fleetctl pair`): a wrong passkey, or a stale bond under
+    /// `re-pair = manual`.
+    case needsPairing
 }
 
 /// What the daemon as a whole is doing, as `Status` reports it.

@@ -26,6 +26,9 @@ public enum FleetControlError: Error, Equatable, Sendable, CustomStringConvertib
     case lostPlace(consumer: String?, lost: LostReadings)
     /// fleetd runs without its outbox (it could not be opened), so nothing is stored to replay or query.
     case storeUnavailable(reason: String)
+    /// `Pair` or `Unpair` refused: pairing not configured for the device, no bond to remove, or a pairing
+    /// already under way; `reason` says which.
+    case pairingRefused(device: String, reason: String)
     /// Anything else, with a sentence for the operator.
     case failed(String)
 
@@ -61,6 +64,8 @@ public enum FleetControlError: Error, Equatable, Sendable, CustomStringConvertib
             return VarlinkError(name: fleet + ".LostPlace", parameters: parameters)
         case .storeUnavailable(let reason):
             return VarlinkError(name: fleet + ".StoreUnavailable", parameters: ["reason": .string(reason)])
+        case .pairingRefused(let device, let reason):
+            return VarlinkError(name: fleet + ".PairingRefused", parameters: ["device": .string(device), "reason": .string(reason)])
         case .failed(let message):
             return VarlinkError(name: fleet + ".Failed", parameters: ["message": .string(message)])
         }

@@ -28,10 +28,14 @@ type Daemon (
 # backingOff: a connect failed or the link dropped, retrying after a delay;
 # evicted: disconnected to free a slot, retrying after its hold-off;
 # disconnecting; waitingForAdapter: its adapter is off, no attempt counted;
-# idle: not wanted (Disconnect); failed: given up until the next Connect.
+# idle: not wanted (Disconnect); failed: given up until the next Connect;
+# pairing: linked and pairing (before set-up, or to retry a GATT call that
+# needs a secure link); needsPairing: stopped until Pair (a wrong passkey, or a
+# stale bond under re-pair = manual).
 type DeviceState (
   unknown, discovered, connecting, connected, resolving, ready,
-  backingOff, evicted, disconnecting, waitingForAdapter, idle, failed
+  backingOff, evicted, disconnecting, waitingForAdapter, idle, failed,
+  pairing, needsPairing
 )
 
 # A Bluetooth adapter and how many of its connection slots are in use.
@@ -70,7 +74,9 @@ type Device (
   # ready); cleared when a session reaches ready. A session that reached ready and ended is not a failure.
   failures: int,
   nextRetryInSeconds: ?float,
-  policyClass: string
+  policyClass: string,
+  # Adapter holding the device's bond (its keys), if it is bonded.
+  bondAdapter: ?string
 )
 
 # A GATT characteristic of a connected device.
@@ -248,6 +254,14 @@ method Acknowledge(consumer: string, cursor: int) -> (consumer: string, cursor: 
 # than what the outbox keeps.
 method Readings(device: string, since: ?int, limit: ?int) -> (device: string, readings: []Reading, next: int, lost: ?LostReadings)
 
+# Pair the device with fleetd's agent: now over its link, or on its next link.
+# Ends a needsPairing stop.
+method Pair(device: string) -> (device: string, state: DeviceState, note: string)
+
+# Remove the device's bond (its keys) from the adapter holding it. The device
+# stays wanted; with pairing required it pairs again on its next link.
+method Unpair(device: string) -> (device: string, state: DeviceState, note: string)
+
 # Re-read the configuration.
 method Reload() -> (summary: string)
 
@@ -271,6 +285,8 @@ error LostPlace (consumer: ?string, firstCursor: int, lastCursor: int, count: in
 # fleetd runs without its outbox: nothing is stored to replay or query.
 error StoreUnavailable (reason: string)
 error InvalidRequest (reason: string)
+# Pair or Unpair refused: no pairing configured, no bond, or already pairing.
+error PairingRefused (device: string, reason: string)
 error Failed (message: string)
 """#
 }

@@ -23,6 +23,8 @@ public enum FleetInterface {
         case metrics = "Metrics"
         case acknowledge = "Acknowledge"
         case readings = "Readings"
+        case pair = "Pair"
+        case unpair = "Unpair"
 
         /// The fully qualified name, e.g. `io.fleetd.Fleet.Status`.
         public var qualifiedName: String { FleetInterface.name + "." + rawValue }
@@ -32,7 +34,7 @@ public enum FleetInterface {
             switch self {
             case .status, .listDevices, .showDevice, .watch, .metrics, .readings: return true
             // Acknowledge moves a cursor other clients may depend on: a mutation.
-            case .connect, .disconnect, .evict, .forget, .setPolicy, .read, .write, .reload, .acknowledge: return false
+            case .connect, .disconnect, .evict, .forget, .setPolicy, .read, .write, .reload, .acknowledge, .pair, .unpair: return false
             }
         }
     }

@@ -19,6 +19,10 @@ public enum FleetRequest: Sendable, Equatable {
     case acknowledge(consumer: String, cursor: Int64)
     /// One device's stored values: after cursor `since`, or the newest when nil; at most `limit`.
     case readings(device: String, since: Int64?, limit: Int?)
+    /// Pair the device now (over its link) or on its next link.
+    case pair(device: String)
+    /// Remove the device's bond.
+    case unpair(device: String)
 
     public var method: FleetInterface.Method {
         switch self {
@@ -37,6 +41,8 @@ public enum FleetRequest: Sendable, Equatable {
         case .metrics: .metrics
         case .acknowledge: .acknowledge
         case .readings: .readings
+        case .pair: .pair
+        case .unpair: .unpair
         }
     }
 
@@ -46,7 +52,8 @@ public enum FleetRequest: Sendable, Equatable {
         switch self {
         case .status, .listDevices, .reload, .metrics:
             return VarlinkCall(method: name)
-        case .showDevice(let device), .connect(let device), .disconnect(let device), .evict(let device), .forget(let device):
+        case .showDevice(let device), .connect(let device), .disconnect(let device), .evict(let device), .forget(let device),
+             .pair(let device), .unpair(let device):
             return try VarlinkCall(method: name, parameters: DeviceParameter(device: device))
         case .setPolicy(let device, let policyClass):
             return try VarlinkCall(method: name, parameters: SetPolicyParameters(device: device, policyClass: policyClass))
@@ -76,6 +83,8 @@ public enum FleetRequest: Sendable, Equatable {
         case .disconnect: self = .disconnect(device: try call.parameters(as: DeviceParameter.self).device)
         case .evict: self = .evict(device: try call.parameters(as: DeviceParameter.self).device)
         case .forget: self = .forget(device: try call.parameters(as: DeviceParameter.self).device)
+        case .pair: self = .pair(device: try call.parameters(as: DeviceParameter.self).device)
+        case .unpair: self = .unpair(device: try call.parameters(as: DeviceParameter.self).device)
         case .setPolicy:
             let parameters = try call.parameters(as: SetPolicyParameters.self)
             self = .setPolicy(device: parameters.device, policyClass: parameters.policyClass)

@@ -12,9 +12,11 @@ public struct DeviceReport: Sendable, Hashable {
     public var manufacturerData: [UInt16: [UInt8]]
     /// Service UUID (lowercase) → bytes, as advertised.
     public var serviceData: [String: [UInt8]]
+    /// BlueZ's `Bonded`: this adapter holds keys for the device.
+    public var bonded: Bool
 
     public init(path: DevicePath, address: String, addressType: String, name: String? = nil, rssi: Int? = nil,
-                manufacturerData: [UInt16: [UInt8]] = [:], serviceData: [String: [UInt8]] = [:]) {
+                manufacturerData: [UInt16: [UInt8]] = [:], serviceData: [String: [UInt8]] = [:], bonded: Bool = false) {
         self.path = path
         self.address = address
         self.addressType = addressType
@@ -22,6 +24,7 @@ public struct DeviceReport: Sendable, Hashable {
         self.rssi = rssi
         self.manufacturerData = manufacturerData
         self.serviceData = serviceData
+        self.bonded = bonded
     }
 
     public var adapter: AdapterID { path.adapter }

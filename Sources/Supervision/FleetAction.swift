@@ -28,8 +28,16 @@ public enum FleetAction: Sendable, Hashable {
     /// Device1.Connect on `path`, bounded by `timeout`; report `connectFinished(device:token:…)`.
     case connect(device: DeviceID, path: DevicePath, adapter: AdapterID, timeout: Duration, token: UInt64)
     case disconnect(device: DeviceID, path: DevicePath)
-    /// Adapter1.RemoveDevice, to clear state BlueZ is stuck in.
+    /// Adapter1.RemoveDevice, to clear state BlueZ is stuck in. Never for a bonded object (it would delete
+    /// the keys): the machine falls back to Disconnect for those.
     case removeDevice(device: DeviceID, adapter: AdapterID, path: DevicePath)
+    /// Device1.Pair on `path` with fleetd's agent, bounded by `timeout`; report `pairFinished(device:token:…)`.
+    case pair(device: DeviceID, path: DevicePath, timeout: Duration, token: UInt64)
+    /// Device1.CancelPairing: a Pair that outlived its time.
+    case cancelPairing(device: DeviceID, path: DevicePath)
+    /// Adapter1.RemoveDevice of a bonded object, deleting its keys: only for `fleetctl unpair`/`forget` and
+    /// the stale-bond policy (`re-pair = auto`).
+    case unpair(device: DeviceID, adapter: AdapterID, path: DevicePath)
     /// Discover the characteristics under `path`, read `read`, StartNotify `subscribe`; report `setUpFinished`.
     case setUp(device: DeviceID, path: DevicePath, subscribe: [String], read: [String], token: UInt64)
     case schedule(TimerID, after: Duration)

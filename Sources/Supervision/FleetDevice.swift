@@ -43,6 +43,11 @@ public enum DevicePhase: Sendable, Hashable, CustomStringConvertible {
     /// Not wanted any more (operator Disconnect) — kept for its history.
     case idle
     case failed(reason: String)
+    /// Linked, and pairing (Device1.Pair) before set-up or before retrying a refused GATT call.
+    case pairing
+    /// Stopped until an operator pairs it (`fleetctl pair`): a wrong passkey, or a stale bond under
+    /// `re-pair = manual`.
+    case needsPairing(reason: String)
 
     public var description: String {
         switch self {
@@ -58,13 +63,15 @@ public enum DevicePhase: Sendable, Hashable, CustomStringConvertible {
         case .waitingForAdapter: "waiting-for-adapter"
         case .idle: "idle"
         case .failed: "failed"
+        case .pairing: "pairing"
+        case .needsPairing: "needs-pairing"
         }
     }
 
     /// Whether a link is up (or being set up) in this phase.
     public var hasLink: Bool {
         switch self {
-        case .connected, .resolving, .ready, .disconnecting: true
+        case .connected, .resolving, .ready, .disconnecting, .pairing: true
         default: false
         }
     }
@@ -79,6 +86,8 @@ public struct Sighting: Sendable, Hashable {
     public var lastSeen: Duration
     public var connected: Bool
     public var servicesResolved: Bool
+    /// BlueZ's `Bonded` on this object: its adapter holds keys for the device.
+    public var bonded = false
 
     public var adapter: AdapterID { path.adapter }
 }
@@ -123,6 +132,8 @@ public struct FleetDevice: Sendable {
     /// While evicted and still linked: the device whose admission this eviction makes room for, which must
     /// not evict a second victim on another adapter meanwhile.
     public var evictedFor: DeviceID?
+    /// Its bond (which adapter holds its keys) and the pairing in progress (FleetDevice+Pairing.swift).
+    public var bond = BondState()
 
     init(wanted: WantedDevice, isWanted: Bool, configured: Bool, configuration: PolicyConfiguration) {
         id = wanted.id

@@ -19,9 +19,15 @@ public struct FleetSnapshot: Codable, Sendable, Equatable {
         /// Whether the device came from fleetd.conf (true) or from `fleetctl connect` (false); nil in snapshots
         /// written before fleetd recorded it.
         public var configured: Bool?
+        /// The adapter holding the device's bond (nil: none known). Absent in files before pairing.
+        public var bondAdapter: String?
+        /// Why it waits for `fleetctl pair`, when it does.
+        public var needsPairing: String?
 
         public init(wanted: WantedDevice, isWanted: Bool, configured: Bool? = nil, lastAddresses: [String], failures: Int, gaveUp: Bool,
-                    lastReason: String?) {
+                    lastReason: String?, bondAdapter: String? = nil, needsPairing: String? = nil) {
+            self.bondAdapter = bondAdapter
+            self.needsPairing = needsPairing
             self.wanted = wanted
             self.isWanted = isWanted
             self.configured = configured
@@ -52,9 +58,12 @@ extension FleetStateMachine {
         let list = devices.values.sorted { $0.id < $1.id }.map { device in
             var failed = false
             if case .failed = device.phase { failed = true }
+            var needsPairing: String?
+            if case .needsPairing(let reason) = device.phase { needsPairing = reason }
             return FleetSnapshot.Device(wanted: device.wanted, isWanted: device.isWanted, configured: device.configured,
                                         lastAddresses: Array(Set(device.sightings.values.map(\.address))).sorted(),
-                                        failures: device.reconnect.failures, gaveUp: failed, lastReason: device.lastReason)
+                                        failures: device.reconnect.failures, gaveUp: failed, lastReason: device.lastReason,
+                                        bondAdapter: device.bond.adapter?.name, needsPairing: needsPairing)
         }
         return FleetSnapshot(devices: list, registry: registry, evictions: evictions)
     }
@@ -75,8 +84,11 @@ extension FleetStateMachine {
             device.isWanted = saved.isWanted
             device.lastReason = saved.lastReason
             device.reconnect.restore(failures: saved.failures, hasGivenUp: saved.gaveUp)
+            if let bond = saved.bondAdapter { device.bond.adapter = AdapterID(name: bond) }
             if !saved.isWanted {
                 device.phase = .idle
+            } else if let reason = saved.needsPairing {
+                device.phase = .needsPairing(reason: reason)
             } else if saved.gaveUp && device.policyClass != .critical {
                 // It gave up before the restart; only the operator's Connect brings it back.
                 device.phase = .failed(reason: saved.lastReason ?? "gave up before the restart")

@@ -104,7 +104,7 @@ extension FleetStateMachine {
         var byAdapter: [AdapterID: Sighting] = [:]
         for sighting in device.sightings.values {
             guard let adapter = adapters[sighting.adapter], adapter.powered, !busy.contains(sighting.adapter),
-                  adapter.slots.connectInFlight == nil else { continue }
+                  adapter.slots.connectInFlight == nil, bondAdmits(device, through: sighting.adapter) else { continue }
             if let current = byAdapter[sighting.adapter], current.lastSeen >= sighting.lastSeen { continue }
             byAdapter[sighting.adapter] = sighting
         }

@@ -22,6 +22,7 @@ extension FleetStateMachine {
         sighting.address = report.address
         sighting.addressType = report.addressType
         sighting.rssi = report.rssi ?? previous?.rssi
+        sighting.bonded = report.bonded
         let wasConnected = sighting.connected
         if let link {
             sighting.connected = link != .down
@@ -38,6 +39,7 @@ extension FleetStateMachine {
         }
         let wasLink = device.linkPath == report.path
         record(sighting, of: &device, now: now)
+        actions += noteBond(&device, report: report, wasBonded: previous?.bonded, now: now)
         if device.displayName == nil { device.displayName = report.name }
         if device.phase == .unknown, device.isWanted {
             device.phase = .discovered
@@ -55,6 +57,7 @@ extension FleetStateMachine {
         let changed = sighting.connected != up
         let wasLink = device.linkPath == path
         sighting.connected = up
+        if up, device.linkPath == path, device.phase == .connecting { device.bond.linkUpDuringConnect = device.connectToken }
         // BlueZ resolves services only over a link.
         if !up { sighting.servicesResolved = false }
         record(sighting, of: &device, now: now)

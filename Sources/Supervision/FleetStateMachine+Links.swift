@@ -42,7 +42,13 @@ extension FleetStateMachine {
                 return actions + pump(now: now)
             }
             device.lastReason = "\(error.name)\(error.message.isEmpty ? "" : ": \(error.message)")"
+            let staleBond = staleBondCheck(&device, path: path, error: error, token: token, now: now)
+            actions += staleBond.actions
             device.linkPath = nil
+            if staleBond.stopped {
+                devices[id] = device
+                return actions + pump(now: now)
+            }
             noteFailure(&device, on: adapter, now: now)
             let step = device.reconnect.connectFailed(failure, now: now, using: &rng)
             apply(step, to: &device, now: now, into: &actions)
@@ -64,6 +70,10 @@ extension FleetStateMachine {
         device.connectToken = nil
         var actions: [FleetAction] = []
         clearTimer(&device, into: &actions)
+        if let error, let pairing = pairAfterSecurityFailure(&device, path: path, error: error, now: now) {
+            devices[id] = device
+            return actions + pairing
+        }
         if let error {
             device.lastReason = error.description
             actions.append(.event(LifecycleEvent(.setUpFailed, "set-up of \(id) failed: \(error)", device: id, address: device.address,
@@ -71,6 +81,7 @@ extension FleetStateMachine {
             abandonLink(&device, path: path, into: &actions)
         } else {
             device.phase = .ready
+            device.bond.staleBond.reconnected()
             device.adopted = false
             device.attempt = 0
             // A session that reached ready clears the failures: its end (a cuff that uploads and hangs up) is a
@@ -119,6 +130,7 @@ extension FleetStateMachine {
 
     mutating func beginSetUp(_ device: inout FleetDevice, now: Duration) -> [FleetAction] {
         guard device.phase == .connected, let path = device.linkPath, device.isWanted else { return [] }
+        if let pairing = pairBeforeSetUp(&device, path: path, now: now) { return pairing }
         var actions: [FleetAction] = []
         device.phase = .resolving
         let token = newToken()
@@ -141,6 +153,7 @@ extension FleetStateMachine {
             if device.connectToken != nil { adapters[adapter]?.slots.connectFinished(device: device.id.rawValue) }
         }
         let wasPhase = device.phase
+        let connecting = device.connectToken
         device.linkPath = nil
         device.linkUpAt = nil
         device.linkDownAt = now
@@ -151,7 +164,7 @@ extension FleetStateMachine {
                                              address: path.flatMap { device.sightings[$0]?.address }, adapter: adapter,
                                              reason: "link-lost", warning: device.isWanted)))
         switch wasPhase {
-        case .evicted, .idle, .failed:
+        case .evicted, .idle, .failed, .needsPairing:
             return actions
         default:
             break
@@ -164,6 +177,12 @@ extension FleetStateMachine {
             let step = device.reconnect.connectFailed(.local(.adapterPoweredOff), now: now, using: &rng)
             apply(step, to: &device, now: now, into: &actions)
             return actions
+        }
+        if wasPhase == .connecting, let path, let connecting {
+            // Up and down before the Connect reply: for a bonded device, the evidence of a stale bond.
+            let staleBond = staleBondAtLinkLoss(&device, path: path, token: connecting, now: now)
+            actions += staleBond.actions
+            if staleBond.stopped { return actions }
         }
         noteFailure(&device, on: adapter, now: now)
         let step = device.reconnect.linkLost(failure, now: now, using: &rng)
@@ -193,11 +212,7 @@ extension FleetStateMachine {
             }
             scheduleRetry(delay)
         case .removeDeviceThenConnect(let delay):
-            if let sighting = device.bestSighting {
-                actions.append(.removeDevice(device: device.id, adapter: sighting.adapter, path: sighting.path))
-                actions.append(.event(LifecycleEvent(.staleStateCleared, "\(device.id): clearing a stuck BlueZ state with RemoveDevice",
-                                                     device: device.id, adapter: sighting.adapter, reason: "remove-device")))
-            }
+            if let sighting = device.bestSighting { actions += clearStuckState(device, sighting: sighting) }
             scheduleRetry(delay)
         case .waitForAdapter:
             if device.sightings.values.contains(where: { adapters[$0.adapter]?.powered == true }),

@@ -88,6 +88,8 @@ extension FleetStateMachine {
         guard let device = devices.removeValue(forKey: id) else { throw .unknownDevice(id) }
         var actions: [FleetAction] = []
         if let timer = device.timer { actions.append(.cancel(timer)) }
+        // A forgotten device keeps no keys on the gateway.
+        actions += unpairActions(device, reason: "forget")
         if let path = device.linkPath {
             actions.append(.disconnect(device: id, path: path))
             _ = adapters[path.adapter]?.slots.linkDown(device: id.rawValue)

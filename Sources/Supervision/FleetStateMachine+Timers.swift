@@ -14,6 +14,7 @@ extension FleetStateMachine {
         case .admission:
             break
         case .setUpDeadline:
+            actions += pairingDeadlinePassed(&device)
             if device.phase == .connected || device.phase == .resolving, let path = device.linkPath {
                 device.connectToken = nil
                 actions.append(.event(LifecycleEvent(.setUpFailed, "\(device.id) did not become ready within \(settings.setUpTimeout); reconnecting",
@@ -23,8 +24,9 @@ extension FleetStateMachine {
             }
         case .disconnectDeadline:
             if device.phase == .disconnecting, let path = device.linkPath {
-                // BlueZ never confirmed the disconnect: write the link off and clear the object's state.
-                actions.append(.removeDevice(device: device.id, adapter: path.adapter, path: path))
+                // BlueZ never confirmed the disconnect: write the link off and clear the object's state (with
+                // Disconnect again for a bonded device: RemoveDevice would delete its keys).
+                if let sighting = device.sightings[path] { actions += clearStuckState(device, sighting: sighting) }
                 actions += linkLost(&device, now: now, failure: nil)
             }
         }

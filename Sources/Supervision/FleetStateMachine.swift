@@ -20,6 +20,12 @@ public struct FleetStateMachine: Sendable {
         public var evictionHoldOff: Duration
         /// Time allowed from link-up to a ready device (services resolved, subscriptions armed).
         public var setUpTimeout: Duration
+        /// Time allowed for Device1.Pair (a passkey typed on the device, SMP's own 30 s timer): also the
+        /// set-up deadline while a device is pairing.
+        public var pairingTimeout: Duration = .seconds(60)
+        /// Consecutive authentication failures of a bonded device on reconnect before its bond is taken to
+        /// be stale (`StaleBondRule`).
+        public var staleBondThreshold = 3
 
         public init(policy: PolicyConfiguration = PolicyConfiguration(), capacity: [String: Int] = [:], defaultCapacity: Int = 5,
                     adapters: [String] = [], evictionHoldOff: Duration = .seconds(60), setUpTimeout: Duration = .seconds(30)) {
@@ -48,6 +54,8 @@ public struct FleetStateMachine: Sendable {
     /// While BlueZ's whole tree is being read, no connect starts: every existing link must be adopted first,
     /// or a device with several addresses could be connected anew beside the link it already has.
     var reconciling = false
+    /// How each configured device pairs (`configurePairing`); a device not listed never pairs.
+    public internal(set) var pairing: [DeviceID: DevicePairing] = [:]
 
     public init(settings: Settings, rules: [IdentityRule], wanted: [WantedDevice], registry: IdentityRegistry = IdentityRegistry(),
                 seed: UInt64) throws(IdentityError) {
@@ -120,8 +128,8 @@ public struct FleetStateMachine: Sendable {
             switch device.phase {
             case .ready: c.ready += 1
             case .backoff: c.backingOff += 1
-            case .failed: c.failed += 1
-            case .connecting, .connected, .resolving: c.connecting += 1
+            case .failed, .needsPairing: c.failed += 1
+            case .connecting, .connected, .resolving, .pairing: c.connecting += 1
             case .waitingForAdapter: c.waiting += 1
             default: break
             }

@@ -30,6 +30,13 @@ public enum FleetMessageID: String, Sendable, CaseIterable {
     case brokerReadingsDropped = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60719"
     case waitingForBlueZ = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60740"
     case busLost = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60741"
+    case pairingStarted = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60720"
+    case paired = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60721"
+    case pairingFailed = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60722"
+    case needsPairing = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60723"
+    case staleBond = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60724"
+    case bondRemoved = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60725"
+    case agentRefused = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60726"
 }
 
 /// One lifecycle event: what happened, to which device, and why — logged to journald with `FLEET_*`

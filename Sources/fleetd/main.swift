@@ -90,6 +90,7 @@ do {
 let supervisor = FleetSupervisor(machine: machine, client: BlueZClient(bus: bus), logger: logger,
                                  store: SnapshotStore(path: configuration.snapshotPath), options: options, readings: readings,
                                  broker: broker)
+await supervisor.configurePairing(configuration.pairing)
 
 /// The configuration in force, shared by SIGHUP and `fleetctl reload`.
 final class ConfigurationHolder: @unchecked Sendable {
@@ -108,6 +109,7 @@ let configPath = arguments.configPath
     let fresh = try loadConfiguration(configPath)
     let previous = Set(holder.value.devices.map { DeviceID($0.id) })
     let summary = try await supervisor.reload(rules: fresh.identityRules, wanted: wanted(fresh), previouslyConfigured: previous)
+    await supervisor.configurePairing(fresh.pairing)
     holder.value = fresh
     return summary
 }
@@ -143,6 +145,16 @@ var services: [any Service] = [
     SupervisorService(supervisor),
 ]
 if let broker { services.append(BrokerService(broker, supervisor: supervisor)) }
+if let registration = configuration.agentRegistration {
+    // Registered after the supervisor has read BlueZ's tree, so the agent can tell wanted devices from strangers.
+    let agent = PairingAgent(tree: DBusObjectTree(connection: bus, objectManagerPath: "/io/fleetd"), registration: registration,
+                             logger: logger) { path in await supervisor.pairingCandidate(path: path) }
+    let files = configuration.devices.compactMap { device -> (device: String, path: String)? in
+        guard case .passkey(.file(let path))? = device.pairing?.policy.method else { return nil }
+        return (device.id, path)
+    }
+    services.append(PairingAgentService(agent: agent, logger: logger, passkeyFiles: files))
+}
 if options.metricsTextfile != nil { services.append(MetricsTextfileService(supervisor, interval: options.metricsInterval)) }
 services.append(WatchdogService(supervisor))
 services.append(SignalService([SIGHUP]) { _ in

@@ -1,5 +1,7 @@
 import Identity
+import Pairing
 import Policy
+import Supervision
 import Testing
 #if canImport(FleetManager)
 import FleetManager
@@ -31,6 +33,16 @@ import FleetConfig
         KeyCase(kind: .daemon, keys: ["setup-timeout"], text: "[daemon]\nsetup-timeout = 1500ms") { $0.setUpTimeout == .milliseconds(1500) },
         KeyCase(kind: .daemon, keys: ["metrics-textfile"], text: "[daemon]\nmetrics-textfile = /var/lib/node_exporter/fleetd.prom") {
             $0.metricsTextfile == "/var/lib/node_exporter/fleetd.prom"
+        },
+        KeyCase(kind: .daemon, keys: ["agent-default"], text: "[daemon]\nagent-default = yes") { $0.agentDefault && $0.agentRegistration?.requestDefault == true },
+        KeyCase(kind: .device, keys: ["pairing", "passkey", "numeric-comparison", "re-pair", "re-pair-elsewhere"],
+                text: "[device \"addr-aabbccddeeff\"]\npairing = passkey required\npasskey = 012345\nnumeric-comparison = allow\nre-pair = auto\nre-pair-elsewhere = yes") {
+            $0.devices.first?.pairing == DevicePairing(policy: PairingPolicy(method: .passkey(.value(Passkey(12345)!)), numericComparison: .allow, rePair: .auto),
+                                                       required: true, rePairElsewhere: true)
+                && $0.agentRegistration == AgentRegistration(capability: .keyboardDisplay, requestDefault: false)
+        },
+        KeyCase(kind: .device, keys: ["passkey-file"], text: "[device \"addr-aabbccddeeff\"]\npairing = required\npasskey-file = /etc/fleetd/meter.passkey") {
+            $0.devices.first?.pairing == DevicePairing(policy: PairingPolicy(method: .passkey(.file(path: "/etc/fleetd/meter.passkey"))), required: true)
         },
         KeyCase(kind: .outbox, keys: ["path"], text: "[outbox]\npath = /srv/fleet/readings.db") {
             $0.outboxPath == "/srv/fleet/readings.db" && $0.resolvedOutboxPath == "/srv/fleet/readings.db"

@@ -1,6 +1,8 @@
 import Foundation
 import Identity
+import Pairing
 import Policy
+import Supervision
 import Testing
 #if canImport(FleetManager)
 import FleetManager
@@ -62,6 +64,10 @@ import FleetConfig
         expected.devices = [
             ConfiguredDevice(id: "mfr-0059-010203040506", name: "Strap 1", policyClass: .critical,
                              subscribe: ["00002a37-0000-1000-8000-00805f9b34fb"], read: ["00002a38-0000-1000-8000-00805f9b34fb"]),
+            ConfiguredDevice(id: "addr-C0FFEE000001", name: "Glucose meter", subscribe: ["00002a18-0000-1000-8000-00805f9b34fb"],
+                             read: ["00002a51-0000-1000-8000-00805f9b34fb"],
+                             pairing: DevicePairing(policy: PairingPolicy(method: .passkey(.file(path: "/etc/fleetd/meter.passkey"))), required: true)),
+            ConfiguredDevice(id: "addr-C0FFEE000002", pairing: DevicePairing(policy: PairingPolicy(method: .passkey(.value(Passkey(123456)!))))),
             ConfiguredDevice(id: "irk-ward3", policyClass: .opportunistic),
         ]
         #expect(config == expected)

@@ -46,7 +46,7 @@ public struct DeviceObject: Sendable, Hashable {
     /// The object as the state machine's input.
     public var report: DeviceReport {
         DeviceReport(path: devicePath, address: address, addressType: addressType, name: alias ?? name, rssi: rssi,
-                     manufacturerData: manufacturerData, serviceData: serviceData)
+                     manufacturerData: manufacturerData, serviceData: serviceData, bonded: bonded)
     }
 
     /// How far its link is, as the state machine takes it.

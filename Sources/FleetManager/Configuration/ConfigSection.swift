@@ -41,7 +41,7 @@ public enum ConfigSection: String, Sendable, Hashable, CaseIterable, CustomStrin
         switch self {
         case .daemon:
             ["snapshot", "control-socket", "control-group", "log-level", "log-target", "leave-links-on-exit",
-             "eviction-hold-off", "setup-timeout", "metrics-textfile"]
+             "eviction-hold-off", "setup-timeout", "metrics-textfile", "agent-default"]
         case .adapters: ["use", "capacity"]
         case .adapter: ["capacity"]
         case .scan: ["service-uuids", "duplicate-data"]
@@ -51,7 +51,8 @@ public enum ConfigSection: String, Sendable, Hashable, CaseIterable, CustomStrin
         case .policy:
             ["connect-timeout", "backoff-base", "backoff-factor", "backoff-cap", "backoff-floor", "jitter",
              "stable-after", "recovery-window", "retry-budget", "min-hold"]
-        case .device: ["name", "class", "subscribe", "read"]
+        case .device: ["name", "class", "subscribe", "read", "pairing", "passkey", "passkey-file", "numeric-comparison", "re-pair",
+                       "re-pair-elsewhere"]
         case .outbox: ["path", "commit-delay", "max-age", "max-rows"]
         case .mqtt:
             ["host", "port", "protocol", "gateway-id", "topic-prefix", "keep-alive", "ca-file", "cert-file", "key-file",

@@ -1,4 +1,5 @@
 import Policy
+import Supervision
 
 /// A device the operator listed in a `[device "<stable id>"]` section: the identity fleetd keeps linked, how
 /// much it matters, and the characteristics to arm and read on every connect.
@@ -12,8 +13,12 @@ public struct ConfiguredDevice: Sendable, Hashable {
     public var subscribe: [String]
     /// Characteristic UUIDs, lowercase 128-bit, to read on every connect, in file order.
     public var read: [String]
+    /// How it pairs (`pairing =` and its companions); nil: `pairing = none`.
+    public var pairing: DevicePairing?
 
-    public init(id: String, name: String? = nil, policyClass: PolicyClass = .normal, subscribe: [String] = [], read: [String] = []) {
+    public init(id: String, name: String? = nil, policyClass: PolicyClass = .normal, subscribe: [String] = [], read: [String] = [],
+                pairing: DevicePairing? = nil) {
+        self.pairing = pairing
         self.id = id
         self.name = name
         self.policyClass = policyClass

@@ -93,6 +93,7 @@ extension FleetConfiguration {
         if let flag = try r.bool("leave-links-on-exit") { leaveLinksOnExit = flag }
         if let d = try r.duration("eviction-hold-off") { evictionHoldOff = d }
         if let d = try r.duration("setup-timeout", allowZero: false) { setUpTimeout = d }
+        if let flag = try r.bool("agent-default") { agentDefault = flag }
         if let p = try r.optionalPath("metrics-textfile") {
             // node_exporter's textfile collector reads only *.prom files.
             if let p, !p.hasSuffix(".prom") {
@@ -148,6 +149,7 @@ extension FleetConfiguration {
         }
         device.subscribe = try r.uuids("subscribe") ?? []
         device.read = try r.uuids("read") ?? []
+        device.pairing = try Self.pairing(r)
         devices.append(device)
         return identity
     }

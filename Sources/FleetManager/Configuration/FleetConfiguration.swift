@@ -23,6 +23,10 @@ public struct FleetConfiguration: Sendable, Hashable {
     public var setUpTimeout: Duration
     /// Where to write Prometheus metrics for node_exporter's textfile collector; nil writes none.
     public var metricsTextfile: String?
+    /// Ask BlueZ to make fleetd's pairing agent the default agent (`agent-default`), so that bluetoothd's own
+    /// security elevations (a GATT call refused for lack of encryption) ask it too. BlueZ 5.66 makes the first
+    /// agent registered the default anyway when there is none.
+    public var agentDefault = false
 
     // [outbox]
     /// The outbox file; nil means `outbox.db` in the snapshot's directory (see ``resolvedOutboxPath``).

@@ -19,6 +19,8 @@ extension DeviceState {
         case .waitingForAdapter: self = .waitingForAdapter
         case .idle: self = .idle
         case .failed: self = .failed
+        case .pairing: self = .pairing
+        case .needsPairing: self = .needsPairing
         }
     }
 
@@ -33,6 +35,8 @@ extension DeviceState {
         case .backoffScheduled: self = .backingOff
         case .evicted: self = .evicted
         case .gaveUp: self = .failed
+        case .pairingStarted: self = .pairing
+        case .needsPairing: self = .needsPairing
         default: return nil
         }
     }

@@ -62,5 +62,7 @@ public struct SupervisorControlBackend: FleetControlBackend {
     }
 
     public func reload() async throws -> String { try await reloader() }
+    public func pair(_ reference: String) async throws -> PairingOutcomeReply { try await supervisor.pair(reference) }
+    public func unpair(_ reference: String) async throws -> PairingOutcomeReply { try await supervisor.unpair(reference) }
     public func metrics() async throws -> String { await supervisor.prometheusText() }
 }

@@ -74,6 +74,8 @@ extension FleetSupervisor {
                         logger.warning("cannot start discovery on \(adapter.objectPath): \(error)", metadata: ["adapter": adapter.objectPath, "reason": error.name])
                     }
                 }
+            case .pair, .cancelPairing, .unpair:
+                performPairing(action)
             case .persist:
                 schedulePersist()
             case .event(let event):

@@ -33,7 +33,7 @@ extension FleetSupervisor {
                    address: device.address, rssi: device.rssi,
                    lastSeenSecondsAgo: device.lastSeen.map { Double((now - $0).milliseconds) / 1000 },
                    attempt: device.attempt, failures: device.reconnect.failures, nextRetryInSeconds: device.nextRetry.map { max(0, Double(($0 - now).milliseconds) / 1000) },
-                   policyClass: device.policyClass.rawValue)
+                   policyClass: device.policyClass.rawValue, bondAdapter: device.bond.adapter?.name)
     }
 
     func resolve(_ reference: String) throws(FleetControlError) -> FleetDevice {

@@ -1,5 +1,6 @@
 import FleetPlatform
 import Pairing
+import Supervision
 
 /// The Agent1 methods: each request is parsed, decided by `AgentDecision` for the device it is about, logged,
 /// and answered (a passkey, an empty reply, or `org.bluez.Error.Rejected` / `Canceled`).
@@ -62,7 +63,7 @@ extension PairingAgent {
         switch answer {
         case .reject(let reason):
             metadata["reason"] = reason.code
-            logger.warning("refused \(request) from \(candidate?.device ?? path): \(reason)", metadata: metadata)
+            logger.warning("refused \(request) from \(candidate?.device ?? path): \(reason)", id: FleetMessageID.agentRefused.rawValue, metadata: metadata)
             throw DBusError.remote(name: Self.rejected, message: reason.description)
         case .passkey(let passkey):
             logger.notice("gave the configured passkey to \(candidate?.device ?? path)", metadata: metadata)
