@@ -126,4 +126,20 @@ struct FleetdPublishingTests {
         try await BrokerFleet.waitForRetained("offline", on: "fleetd/ward-3/status", broker: broker)
         try await BrokerFleet.waitForRetained("offline", on: "fleetd/ward-4/status", broker: broker)
     }
+
+    @Test("fleetctl forget deletes the device's retained state on the broker; the others keep theirs")
+    func forgetClearsRetainedState() async throws {
+        let broker = try await MosquittoBroker()
+        let ward = try await BrokerFleet(broker: broker, gateway: "ward-5", interval: 0.5)
+        defer { ward.harness.stop() }
+        try await ward.harness.startDaemon()
+        for id in BrokerFleet.ids { try await ward.waitForRetainedState(id, "ready", broker: broker) }
+        let forgotten = BrokerFleet.id(1)
+        let forget = try await ward.harness.fleetctl(["forget", forgotten])
+        #expect(forget.code == 0, "\(forget)")
+        try await waitUntil("\(forgotten)'s retained state deleted", timeout: .seconds(20)) {
+            try await MosquittoSubscriber.retained(on: ward.base + "/" + forgotten + "/state", broker: broker) == nil
+        }
+        try await ward.waitForRetainedState(BrokerFleet.id(2), "ready", broker: broker)
+    }
 }

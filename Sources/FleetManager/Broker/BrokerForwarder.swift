@@ -28,6 +28,9 @@ public final class BrokerForwarder: Sendable {
     private let pumpTask = Mutex<Task<Void, Never>?>(nil)
     /// The last state retained per device, so a state is published once per change.
     private let retainedStates = Mutex<[String: String]>([:])
+    /// Forgotten devices whose retained state the broker may still hold: deleted at once, or at the next
+    /// session when the link is down (not across a restart of fleetd).
+    private let pendingClears = Mutex<Set<String>>([])
 
     /// Validates `configuration` (reading the credentials and TLS files) and registers the outbox consumer;
     /// ``start(feed:devices:)`` connects.
@@ -123,7 +126,29 @@ public final class BrokerForwarder: Sendable {
 
     var describe: String { "\(connection.configuration.host):\(connection.configuration.port)" }
 
+    /// `fleetctl forget`: the device's retained state is deleted on the broker (an empty retained message), so
+    /// dashboards stop showing a device this gateway no longer has.
+    public func forget(device: String) {
+        retainedStates.withLock { _ = $0.removeValue(forKey: device) }
+        pendingClears.withLock { _ = $0.insert(device) }
+        clearForgotten()
+    }
+
+    private func clearForgotten() {
+        for device in pendingClears.withLock({ Array($0) }) {
+            do {
+                try publisher.clearState(device: device)
+                pendingClears.withLock { _ = $0.remove(device) }
+            } catch {
+                if error.kind != .notConnected && error.kind != .shutDown {
+                    logger.warning("cannot clear the retained state of \(device) on the broker: \(error)", metadata: ["device": device])
+                }
+            }
+        }
+    }
+
     private func retainAll(_ devices: [DeviceInfo]) {
+        clearForgotten()
         retainedStates.withLock { $0.removeAll() }
         let now = Date()
         for device in devices { retain(device: device.id, state: device.state.rawValue, at: now) }

@@ -98,6 +98,7 @@ extension FleetSupervisor {
             try machine.operatorForget(device.id, now: now)
         }
         perform(outcome.actions)
+        broker?.forget(device: device.id.rawValue)
         return device.id.rawValue
     }
 
