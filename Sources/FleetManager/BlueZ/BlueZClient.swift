@@ -19,10 +19,10 @@ public final class BlueZClient: Sendable {
     /// Every signal from bluetoothd in arrival order (one match rule, so object and property changes never
     /// overtake each other), plus bluetoothd leaving and reappearing on the bus.
     public func events() async throws(BlueZError) -> AsyncStream<BlueZEvent> {
-        let signals: AsyncStream<DBusSignalItem>
+        let signals: AsyncStream<DBusMessage>
         let owners: AsyncStream<DBusMessage>
         do {
-            signals = try await bus.markedSignals(matching: DBusMatchRule(sender: BlueZName.service))
+            signals = try await bus.signals(matching: DBusMatchRule(sender: BlueZName.service))
             owners = try await bus.signals(matching: DBusMatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus",
                                                                   member: "NameOwnerChanged", arg0: BlueZName.service))
         } catch {
@@ -30,11 +30,8 @@ public final class BlueZClient: Sendable {
         }
         let (stream, continuation) = AsyncStream<BlueZEvent>.makeStream()
         let signalTask = Task {
-            for await item in signals {
-                switch item {
-                case .signal(let message): if let event = BlueZEvent.from(message) { continuation.yield(event) }
-                case .marker(let number): continuation.yield(.marker(number))
-                }
+            for await message in signals {
+                if let event = BlueZEvent.from(message) { continuation.yield(event) }
             }
             continuation.finish()
         }
@@ -50,11 +47,6 @@ public final class BlueZClient: Sendable {
         }
         return stream
     }
-
-    /// A marker that `events()` yields after every signal delivered before this call. A reply handled only
-    /// once its marker came out of `events()` is in order with the signals bluetoothd sent before it, although
-    /// replies and signals reach fleetd by different paths.
-    public func marker() -> UInt64 { bus.insertMarker() }
 
     /// GetManagedObjects, read into typed adapters, devices and characteristics.
     public func objects() async throws(BlueZError) -> BlueZTree {

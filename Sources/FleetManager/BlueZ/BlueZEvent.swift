@@ -11,8 +11,6 @@ public enum BlueZEvent: Sendable {
     case serviceAppeared
     /// A signal whose body did not have BlueZ's documented shape.
     case malformed(String)
-    /// `BlueZClient.marker()`'s marker: every signal before it has been delivered.
-    case marker(UInt64)
 
     /// Classifies one signal from org.bluez.
     static func from(_ message: DBusMessage) -> BlueZEvent? {

@@ -79,7 +79,7 @@ public struct BlueZTree: Sendable {
                 + sortedAdapters.map { Change.tree(.adapterRemoved($0.id)) }
             self = BlueZTree()
             return out
-        case .serviceAppeared, .malformed, .marker:
+        case .serviceAppeared, .malformed:
             return []
         }
     }

@@ -19,8 +19,6 @@ extension FleetSupervisor {
                     for call in before { await call.value }
                     var failure: BlueZError?
                     do throws(BlueZError) { try await client.connect(device: path.rawValue, timeout: timeout) } catch { failure = error }
-                    // The reply goes to the machine after the signals bluetoothd sent before it (+ReplyOrder).
-                    await self?.eventsHandled(through: client.marker())
                     await self?.connectDone(device: device, path: path, token: token, error: failure)
                 }
             case .disconnect(_, let path):

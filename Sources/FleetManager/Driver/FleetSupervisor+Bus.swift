@@ -23,7 +23,6 @@ extension FleetSupervisor {
     /// restarted or died). Nothing can reach BlueZ any more, so the watchdog stops being fed and the
     /// supervisor's service fails; fleetd exits non-zero and systemd's Restart= brings it back on a new bus.
     func eventsEnded() {
-        releaseMarkerWaiters()
         guard !stopping, !busLost else { return }
         busLost = true
         logger.critical("lost the D-Bus system bus; exiting so that systemd restarts fleetd on a new connection",

@@ -4,7 +4,6 @@ import Supervision
 /// BlueZ events in, through the tree copy and the state machine.
 extension FleetSupervisor {
     func handle(_ event: BlueZEvent) async {
-        if case .marker(let number) = event { return markerReached(number) }
         guard !stopping else { return }
         if case .malformed(let what) = event {
             logger.warning("malformed BlueZ signal: \(what)", id: FleetMessageID.malformedReply.rawValue, metadata: ["reason": "malformed-signal"])

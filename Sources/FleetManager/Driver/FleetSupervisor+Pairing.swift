@@ -15,7 +15,6 @@ extension FleetSupervisor {
             Task { [weak self] in
                 var failure: BlueZError?
                 do throws(BlueZError) { try await client.pair(device: path.rawValue, timeout: timeout) } catch { failure = error }
-                await self?.eventsHandled(through: client.marker())
                 await self?.pairDone(device: device, token: token, error: failure)
             }
         case .cancelPairing(_, let path):

@@ -63,11 +63,6 @@ public actor FleetSupervisor {
     var bluezOnBus = true
     /// The bus connection ended under fleetd: it stops feeding the watchdog and its service fails.
     var busLost = false
-    /// Reply ordering (FleetSupervisor+ReplyOrder): the last marker the event loop handled, replies waiting
-    /// for theirs, and whether the loop has ended.
-    var lastMarker: UInt64 = 0
-    var markerWaiters: [(marker: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
-    var eventsOver = false
     var busLostWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
     var nextBusLostWaiter = 0
 
@@ -159,7 +154,6 @@ public actor FleetSupervisor {
         notifier.stopping(status: "stopping")
         logger.notice("fleetd is stopping", id: FleetMessageID.stopping.rawValue)
         eventTask?.cancel()
-        releaseMarkerWaiters()
         for task in timers.values { task.cancel() }
         timers.removeAll()
         writeSnapshot()

@@ -1,52 +1,17 @@
-/// What a marked signal stream carries: a signal, or a marker from `insertMarker()`.
-public enum DBusSignalItem: Sendable {
-    case signal(DBusMessage)
-    case marker(UInt64)
-}
-
 /// Signal subscriptions: a match rule on the bus plus an `AsyncStream` per subscriber.
 extension DBusConnection {
     /// Subscribes to signals matching `rule`. The stream yields them in arrival order and finishes when the
     /// connection closes; ending the iteration removes the match from the bus.
     public func signals(matching rule: DBusMatchRule) async throws(DBusError) -> AsyncStream<DBusMessage> {
         let (stream, continuation) = AsyncStream<DBusMessage>.makeStream()
-        try await subscribe(rule, .messages(continuation)) { ended in continuation.onTermination = { _ in ended() } }
-        return stream
-    }
-
-    /// Subscribes like `signals(matching:)`, with `insertMarker()`'s markers in the same stream: a marker comes
-    /// after every signal this stream was given before it was inserted. A consumer that reached the marker has
-    /// seen all of them, which is how a method reply is put in order with the signals that preceded it.
-    public func markedSignals(matching rule: DBusMatchRule) async throws(DBusError) -> AsyncStream<DBusSignalItem> {
-        let (stream, continuation) = AsyncStream<DBusSignalItem>.makeStream()
-        try await subscribe(rule, .marked(continuation)) { ended in continuation.onTermination = { _ in ended() } }
-        return stream
-    }
-
-    /// Puts a new marker into every marked stream and returns its number (increasing). Called after a method
-    /// reply arrived, it follows every signal that arrived before that reply: the I/O thread hands a signal to
-    /// its streams before it reads the next message.
-    public func insertMarker() -> UInt64 {
-        state.withLock { state in
-            state.nextMarker += 1
-            for subscription in state.subscriptions.values {
-                if case .marked(let continuation) = subscription.sink { continuation.yield(.marker(state.nextMarker)) }
-            }
-            return state.nextMarker
-        }
-    }
-
-    private func subscribe(_ rule: DBusMatchRule, _ sink: Subscription.Sink,
-                           onTermination: (@escaping @Sendable () -> Void) -> Void) async throws(DBusError) {
-        let subscription = Subscription(rule: rule, sink: sink)
         let id = state.withLock { state -> UInt64 in
             state.nextSubscriptionID += 1
             let id = state.nextSubscriptionID
             // Registered before AddMatch so that nothing the bus sends after the match is in place is lost.
-            state.subscriptions[id] = subscription
+            state.subscriptions[id] = Subscription(rule: rule, continuation: continuation)
             return id
         }
-        onTermination { [weak self] in
+        continuation.onTermination = { [weak self] _ in
             guard let self else { return }
             self.state.withLock { _ = $0.subscriptions.removeValue(forKey: id) }
             Task { try? await self.busCall("RemoveMatch", [.string(rule.text)]) }
@@ -57,9 +22,10 @@ extension DBusConnection {
             }
             try await busCall("AddMatch", [.string(rule.text)])
         } catch {
-            subscription.finish()
+            continuation.finish()
             throw error
         }
+        return stream
     }
 
     /// Tracks the unique owner of a well-known name, so that signals from a restarted service still match.
@@ -98,17 +64,17 @@ extension DBusConnection {
 
     /// Runs on the I/O thread: updates followed owners, then yields to every matching subscriber.
     func deliver(signal message: DBusMessage) {
-        let targets = state.withLock { state -> [Subscription] in
+        let targets = state.withLock { state -> [AsyncStream<DBusMessage>.Continuation] in
             if message.member == "NameOwnerChanged", message.interface == "org.freedesktop.DBus",
                message.sender == "org.freedesktop.DBus", message.body.count == 3,
                case .string(let name) = message.body[0], case .string(let newOwner) = message.body[2],
                state.nameOwners[name] != nil {
                 state.nameOwners[name] = newOwner
             }
-            var out: [Subscription] = []
+            var out: [AsyncStream<DBusMessage>.Continuation] = []
             for subscription in state.subscriptions.values {
                 let owner = subscription.rule.sender.flatMap { state.nameOwners[$0] }
-                if subscription.rule.matches(message, owner: owner) { out.append(subscription) }
+                if subscription.rule.matches(message, owner: owner) { out.append(subscription.continuation) }
             }
             return out
         }

@@ -7,7 +7,6 @@ struct ConnectionState {
     var nextCallID: UInt64 = 0
     var subscriptions: [UInt64: Subscription] = [:]
     var nextSubscriptionID: UInt64 = 0
-    var nextMarker: UInt64 = 0
     /// Current unique owner of each well-known name a subscription follows.
     var nameOwners: [String: String] = [:]
     var methodCallHandler: (@Sendable (DBusMessage) -> Void)?
@@ -35,26 +34,8 @@ struct PendingCall {
     let continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>
 }
 
-/// One signal subscriber: a plain stream of messages, or one that also carries ordering markers.
+/// One signal subscriber.
 struct Subscription {
-    enum Sink {
-        case messages(AsyncStream<DBusMessage>.Continuation)
-        case marked(AsyncStream<DBusSignalItem>.Continuation)
-    }
     let rule: DBusMatchRule
-    let sink: Sink
-
-    func yield(_ message: DBusMessage) {
-        switch sink {
-        case .messages(let continuation): continuation.yield(message)
-        case .marked(let continuation): continuation.yield(.signal(message))
-        }
-    }
-
-    func finish() {
-        switch sink {
-        case .messages(let continuation): continuation.finish()
-        case .marked(let continuation): continuation.finish()
-        }
-    }
+    let continuation: AsyncStream<DBusMessage>.Continuation
 }

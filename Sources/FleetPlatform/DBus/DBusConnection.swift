@@ -300,13 +300,13 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     private func shutDown(failure: DBusError?) {
-        let (pending, outgoing, streams) = state.withLock { state -> ([PendingCall], [Outgoing], [Subscription]) in
+        let (pending, outgoing, streams) = state.withLock { state -> ([PendingCall], [Outgoing], [AsyncStream<DBusMessage>.Continuation]) in
             state.closed = true
             let pending = Array(state.pending.values)
             state.pending.removeAll()
             let outgoing = state.outgoing
             state.outgoing.removeAll()
-            let streams = Array(state.subscriptions.values)
+            let streams = state.subscriptions.values.map(\.continuation)
             state.subscriptions.removeAll()
             state.methodCallHandler = nil
             return (pending, outgoing, streams)
