@@ -46,6 +46,16 @@ extension FleetStateMachine {
             actions.append(.event(LifecycleEvent(.discovered, "discovered \(id) at \(report.address)", device: id,
                                                  address: report.address, adapter: report.adapter)))
         }
+        if device.phase == .waitingForAdapter, device.isWanted, adapters[report.adapter]?.powered == true {
+            // It waited with nowhere to go, and is now heard where it can be reached: another adapter that is up,
+            // or its own back again (an adapter's objects go with its power, so its return may find no sighting
+            // of the device there to resume). Resumed as an adapter's return is, nothing counted.
+            if let step = device.reconnect.adapterReturned(now: now, using: &rng) {
+                apply(step, to: &device, now: now, into: &actions)
+            } else {
+                device.phase = .discovered
+            }
+        }
         if sighting.connected != wasConnected { actions += linkTurned(&device, path: report.path, up: sighting.connected, now: now) }
         devices[id] = device
         return actions + settle(id, path: report.path, wasLink: wasLink, rssi: report.rssi, now: now)

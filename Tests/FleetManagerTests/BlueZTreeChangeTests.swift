@@ -104,4 +104,37 @@ import Testing
         #expect(changes == [.tree(.adapterPowered(hci0, false)), .tree(.deviceRemoved(path)), .tree(.adapterRemoved(hci0))])
         #expect(tree.devices.isEmpty && tree.adapters.isEmpty)
     }
+
+    /// Found by the soak (invariant 2): after a bluetoothd restart, signals the new bluetoothd sent before it
+    /// answered GetManagedObjects were applied on top of what it answered. A link that had gone down and come
+    /// up again was reported lost (and its device reconnected on another adapter, a second link), and an
+    /// object's first InterfacesAdded put back the properties it had long changed. What arrived before the read
+    /// is already in it; only the values such signals carry still come out.
+    @Test func signalsThatArrivedBeforeTheReadDoNotUndoIt() {
+        var tree = tree(connected: true, servicesResolved: true)
+        let characteristicPath = devicePath + "/service000a/char000b"
+        tree.apply(.interfacesAdded(path: characteristicPath, interfaces: ["org.bluez.GattCharacteristic1": [
+            "UUID": .string("00002a37-0000-1000-8000-00805f9b34fb"), "Service": .objectPath(devicePath + "/service000a"),
+            "Flags": .strings(["notify"]), "Notifying": .boolean(true)]]))
+        #expect(tree.characteristics[characteristicPath] != nil)
+        tree.readAt = 100
+        let staleDown = tree.apply(.propertiesChanged(path: devicePath, interface: "org.bluez.Device1",
+                                                      changed: ["Connected": .boolean(false)], invalidated: []), arrival: 60)
+        let staleAdded = tree.apply(.interfacesAdded(path: devicePath, interfaces: ["org.bluez.Device1": [
+            "Address": .string("40:11:22:33:01:60"), "AddressType": .string("random"), "Adapter": .objectPath(adapterPath),
+            "Connected": .boolean(false), "ServicesResolved": .boolean(false)]]), arrival: 61)
+        let staleValue = tree.apply(.propertiesChanged(path: characteristicPath, interface: "org.bluez.GattCharacteristic1",
+                                                       changed: ["Value": .bytes([0, 72]), "Notifying": .boolean(false)], invalidated: []),
+                                    arrival: 62)
+        #expect(staleDown.isEmpty && staleAdded.isEmpty, "\(staleDown) \(staleAdded)")
+        #expect(tree.devices[devicePath]?.connected == true && tree.devices[devicePath]?.servicesResolved == true)
+        #expect(staleValue.count == 1 && staleValue.allSatisfy { if case .value(_, [0, 72]) = $0 { true } else { false } }, "\(staleValue)")
+        #expect(tree.characteristics[characteristicPath]?.notifying == true, "a stale Notifying=false is not applied either")
+        // A signal that arrived after the read is news.
+        let fresh = tree.apply(.propertiesChanged(path: devicePath, interface: "org.bluez.Device1",
+                                                  changed: ["Connected": .boolean(false)], invalidated: []), arrival: 101)
+        #expect(fresh.contains(.tree(.link(path, up: false))), "\(fresh)")
+        // bluetoothd leaving is never stale.
+        #expect(!tree.apply(.serviceLost, arrival: 1).isEmpty)
+    }
 }

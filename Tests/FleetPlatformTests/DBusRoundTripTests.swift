@@ -210,6 +210,41 @@ struct DBusRoundTripTests {
         #expect(readOnly?.name == "org.freedesktop.DBus.Error.PropertyReadOnly")
     }
 
+    /// Found by the soak (invariants 2 and 4): fleetd acted on a reply before the signals the peer had sent
+    /// ahead of it (read by another task), and on bluetoothd's last signals after it had heard it leave the bus
+    /// (two subscriptions, two tasks). Arrival numbers give the order the bus delivered in; one subscription
+    /// for several rules keeps it; the subscription says how far it has delivered when a reply comes.
+    @Test("signals sent before a reply arrived before it; one subscription keeps several rules in arrival order")
+    func arrivalOrder() async throws {
+        let subscription = try await client.subscribe(matching: [
+            DBusMatchRule(sender: "io.fleetd.Test", interface: "io.fleetd.Test.Echo", member: "Tick"),
+            DBusMatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: "io.fleetd.Other"),
+        ])
+        let reply = try await call("Burst", [.uint32(50)])
+        let delivered = subscription.lastDelivered
+        let other = try DBusConnection(address: bus.address)
+        defer { other.close() }
+        try await other.requestName("io.fleetd.Other")
+        var arrivals: [UInt64] = []
+        var ticks = 0
+        var sawOwner = false
+        for await message in subscription.messages {
+            arrivals.append(message.arrival)
+            if message.member == "Tick" {
+                ticks += 1
+                #expect(message.arrival < reply.arrival, "a signal sent before the reply arrived before it")
+                #expect(message.arrival <= delivered, "read after the reply, the mark covers every signal sent before it")
+            } else {
+                #expect(message.member == "NameOwnerChanged" && ticks == 50, "the owner change came after the ticks: \(ticks)")
+                sawOwner = true
+                break
+            }
+        }
+        #expect(sawOwner && ticks == 50)
+        #expect(arrivals == arrivals.sorted() && Set(arrivals).count == arrivals.count, "one stream, in arrival order: \(arrivals)")
+        #expect(reply.arrival > 0 && delivered >= arrivals[49])
+    }
+
     @Test("a signal stream follows a well-known name to its owner")
     func followsOwner() async throws {
         let stream = try await client.signals(matching: DBusMatchRule(sender: "io.fleetd.Test", member: "Tick"))

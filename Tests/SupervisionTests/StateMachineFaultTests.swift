@@ -72,6 +72,27 @@ import Testing
         #expect(driver.history.connects.last?.adapter == hci1, "within the recovery window it goes on through the adapter that is up")
     }
 
+    /// Found by the soak (seed 2, invariant 6): a device seen only on an adapter that went off waits for it. The
+    /// adapter's objects went with its power, and the device was then heard on adapters that were up; that did
+    /// not wake it, and when its adapter came back it had no sighting there and was passed over: it waited for
+    /// ever, wanted, present and unlinked.
+    @Test func aWaitingDeviceHeardOnAPoweredAdapterGoesOn() throws {
+        var driver = ManualDriver(try FleetFixture.machine([a.wanted()]))
+        driver.adapter(hci0)
+        driver.adapter(hci1)
+        try driver.bringUp(a, adapter: hci0)
+        driver.power(false, adapter: hci0)
+        #expect(driver.phase(a) == .waitingForAdapter)
+        driver.remove(a.path(adapter: hci0))
+        let connectsBefore = driver.history.connects.count
+        driver.see(a.object(adapter: hci1))
+        driver.power(true, adapter: hci0)
+        driver.advance(by: .seconds(31))
+        #expect(driver.history.connects.count == connectsBefore + 1, "heard on a powered adapter, it reconnects within the recovery window")
+        #expect(driver.history.connects.last?.adapter == hci1)
+        #expect(driver.machine.devices[a.id]?.reconnect.failures == 0)
+    }
+
     // MARK: B. reload
 
     @Test func aReloadKeepsTheDevicesThatHadNoLinkReachable() throws {

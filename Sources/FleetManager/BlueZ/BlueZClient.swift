@@ -16,44 +16,41 @@ public final class BlueZClient: Sendable {
 
     // MARK: Object tree
 
-    /// Every signal from bluetoothd in arrival order (one match rule, so object and property changes never
-    /// overtake each other), plus bluetoothd leaving and reappearing on the bus.
-    public func events() async throws(BlueZError) -> AsyncStream<BlueZEvent> {
-        let signals: AsyncStream<DBusMessage>
-        let owners: AsyncStream<DBusMessage>
+    /// Every signal from bluetoothd, and bluetoothd leaving and reappearing on the bus, in one stream in arrival
+    /// order (one subscription, so object changes, property changes and the name's owner never overtake each
+    /// other). Each message comes out with its arrival number, also those that are no event, so that a reader
+    /// can tell how far it has got (`BlueZEvents.lastDelivered`).
+    public func events() async throws(BlueZError) -> BlueZEvents {
+        let subscription: SignalSubscription
         do {
-            signals = try await bus.signals(matching: DBusMatchRule(sender: BlueZName.service))
-            owners = try await bus.signals(matching: DBusMatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus",
-                                                                  member: "NameOwnerChanged", arg0: BlueZName.service))
+            subscription = try await bus.subscribe(matching: [
+                DBusMatchRule(sender: BlueZName.service),
+                DBusMatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
+                              arg0: BlueZName.service),
+            ])
         } catch {
             throw BlueZError(error, operation: "subscribe", path: "/")
         }
-        let (stream, continuation) = AsyncStream<BlueZEvent>.makeStream()
-        let signalTask = Task {
-            for await message in signals {
-                if let event = BlueZEvent.from(message) { continuation.yield(event) }
+        let (stream, continuation) = AsyncStream<BlueZSignal>.makeStream()
+        let task = Task {
+            for await message in subscription.messages {
+                continuation.yield(BlueZSignal(event: BlueZEvent.from(message), arrival: message.arrival))
             }
             continuation.finish()
         }
-        let ownerTask = Task {
-            for await message in owners {
-                guard message.body.count == 3, case .string(let newOwner) = message.body[2] else { continue }
-                continuation.yield(newOwner.isEmpty ? .serviceLost : .serviceAppeared)
-            }
-        }
-        continuation.onTermination = { _ in
-            signalTask.cancel()
-            ownerTask.cancel()
-        }
-        return stream
+        continuation.onTermination = { _ in task.cancel() }
+        return BlueZEvents(signals: stream, subscription: subscription)
     }
 
     /// GetManagedObjects, read into typed adapters, devices and characteristics.
+    /// The tree's `readAt` is the reply's arrival: signals that arrived before it are already in the tree.
     public func objects() async throws(BlueZError) -> BlueZTree {
         let body: [DBusValue]
+        let reply: DBusMessage
         do {
-            body = try await bus.call(destination: BlueZName.service, path: "/", interface: BlueZName.objectManager,
-                                      member: "GetManagedObjects", timeout: callTimeout, expecting: "a{oa{sa{sv}}}")
+            reply = try await bus.call(destination: BlueZName.service, path: "/", interface: BlueZName.objectManager,
+                                       member: "GetManagedObjects", timeout: callTimeout)
+            body = try reply.body(signature: "a{oa{sa{sv}}}")
         } catch {
             throw BlueZError(error, operation: "GetManagedObjects", path: "/")
         }
@@ -62,6 +59,7 @@ public final class BlueZClient: Sendable {
             guard case .objectPath(let path) = entry.key, let interfaces = entry.value.stringKeyed else { continue }
             tree.apply(.interfacesAdded(path: path, interfaces: interfaces.mapValues { $0.stringKeyed ?? [:] }))
         }
+        tree.readAt = reply.arrival
         return tree
     }
 

@@ -34,8 +34,31 @@ public enum BlueZEvent: Sendable {
                 return .malformed("PropertiesChanged with signature '\(message.signature)' on \(message.path ?? "?")")
             }
             return .propertiesChanged(path: path, interface: iface, changed: changed.mapValues(\.unwrapped), invalidated: invalidated)
+        case ("org.freedesktop.DBus", "NameOwnerChanged") where message.sender == "org.freedesktop.DBus":
+            guard message.body.count == 3, case .string(let newOwner) = message.body[2] else {
+                return .malformed("NameOwnerChanged with signature '\(message.signature)'")
+            }
+            return newOwner.isEmpty ? .serviceLost : .serviceAppeared
         default:
             return nil
         }
     }
+}
+
+/// One message of the stream `BlueZClient.events()` returns: the event it carries (nil for a signal fleetd does
+/// not follow) and its arrival number on the connection.
+public struct BlueZSignal: Sendable {
+    public var event: BlueZEvent?
+    public var arrival: UInt64
+}
+
+/// bluetoothd's signals in arrival order, and how far the connection has delivered into them.
+public struct BlueZEvents: Sendable {
+    public let signals: AsyncStream<BlueZSignal>
+    let subscription: SignalSubscription
+
+    /// The arrival of the last signal delivered to `signals`. Read after a reply resumed its caller, it bounds
+    /// every signal bluetoothd sent before that reply: once the reader has taken the signal with this arrival,
+    /// the reply may be acted on without overtaking them.
+    public var lastDelivered: UInt64 { subscription.lastDelivered }
 }

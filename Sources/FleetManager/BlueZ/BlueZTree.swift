@@ -10,6 +10,8 @@ public struct BlueZTree: Sendable {
     public var characteristics: [String: CharacteristicObject] = [:]
     /// Problems found since the caller last drained them.
     public var problems: [MalformedProperty] = []
+    /// The arrival of the GetManagedObjects reply this tree was read from (0: built from signals alone).
+    public var readAt: UInt64 = 0
 
     public init() {}
 
@@ -19,6 +21,23 @@ public struct BlueZTree: Sendable {
         case tree(TreeChange)
         /// A characteristic's value arrived (a notification, or a read's echo).
         case value(CharacteristicObject, [UInt8])
+    }
+
+    /// Applies a signal that arrived as `arrival` on the connection. One that arrived before the reply the tree
+    /// was read from is already in it: applied again it would put back what bluetoothd has since changed (a link
+    /// that came up after its Connected=false, an object added again with old properties), so only a value it
+    /// carries comes out, a notification being an event rather than state. bluetoothd leaving is never stale.
+    public mutating func apply(_ event: BlueZEvent, arrival: UInt64) -> [Change] {
+        guard arrival < readAt else { return apply(event) }
+        switch event {
+        case .propertiesChanged(let path, BlueZName.characteristic, let changed, _):
+            guard let characteristic = characteristics[path], let bytes = changed["Value"]?.bytes else { return [] }
+            return [.value(characteristic, bytes)]
+        case .serviceLost:
+            return apply(event)
+        default:
+            return []
+        }
     }
 
     @discardableResult

@@ -15,10 +15,13 @@ extension FleetSupervisor {
                 // A Disconnect asked for before this Connect on the same adapter (a timed-out connect's cancel,
                 // an eviction) must reach bluetoothd first, or the controller has two connects pending.
                 let before = callOrder.barrier(on: path.adapter)
+                let events = bluezEvents
                 Task { [weak self] in
                     for call in before { await call.value }
                     var failure: BlueZError?
                     do throws(BlueZError) { try await client.connect(device: path.rawValue, timeout: timeout) } catch { failure = error }
+                    // Judged after the signals bluetoothd sent before its answer (an adapter powering off, a link).
+                    await self?.caughtUp(to: events?.lastDelivered ?? 0)
                     await self?.connectDone(device: device, path: path, token: token, error: failure)
                 }
             case .disconnect(_, let path):
@@ -44,9 +47,12 @@ extension FleetSupervisor {
                 let feed = self.feed
                 let readings = self.readings
                 readings?.beginSession(device: device, token: token)
+                let events = bluezEvents
                 Task { [weak self] in
                     let failure = await Self.setUp(device: device, characteristics: characteristics, subscribe: subscribe, read: read,
                                                    client: client, logger: logger, feed: feed, readings: readings)
+                    // A link lost before the last answer is heard first: the device is not reported ready meanwhile.
+                    await self?.caughtUp(to: events?.lastDelivered ?? 0)
                     await self?.setUpDone(device: device, token: token, error: failure)
                 }
             case .schedule(let timer, let delay):

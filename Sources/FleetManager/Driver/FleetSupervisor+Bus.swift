@@ -30,6 +30,7 @@ extension FleetSupervisor {
         notifier.status("lost the D-Bus system bus")
         for waiter in busLostWaiters.values { waiter.resume() }
         busLostWaiters.removeAll()
+        releaseArrivalWaiters()
     }
 
     /// Returns when the bus is lost (at once if it already was); throws `CancellationError` when the waiting

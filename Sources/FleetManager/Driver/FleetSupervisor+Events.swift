@@ -3,7 +3,13 @@ import Supervision
 
 /// BlueZ events in, through the tree copy and the state machine.
 extension FleetSupervisor {
-    func handle(_ event: BlueZEvent) async {
+    func handle(_ signal: BlueZSignal) async {
+        defer { tookSignal(signal.arrival) }
+        guard let event = signal.event else { return }
+        await handle(event, arrival: signal.arrival)
+    }
+
+    func handle(_ event: BlueZEvent, arrival: UInt64) async {
         guard !stopping else { return }
         if case .malformed(let what) = event {
             logger.warning("malformed BlueZ signal: \(what)", id: FleetMessageID.malformedReply.rawValue, metadata: ["reason": "malformed-signal"])
@@ -21,7 +27,8 @@ extension FleetSupervisor {
             logger.warning("bluetoothd left the bus; waiting for it to return", id: FleetMessageID.waitingForBlueZ.rawValue,
                            metadata: ["reason": "service-lost"])
         }
-        let changes = tree.apply(event)
+        // A signal that arrived before the reply the tree was last read from is already in it.
+        let changes = tree.apply(event, arrival: arrival)
         reportProblems()
         let now = now()
         for change in changes {
@@ -32,6 +39,31 @@ extension FleetSupervisor {
                 notification(characteristic, bytes)
             }
         }
+    }
+
+    /// The event loop has taken the signal that arrived as `arrival`: replies waiting for it may go on.
+    func tookSignal(_ arrival: UInt64) {
+        handledArrival = max(handledArrival, arrival)
+        guard arrivalWaiters.contains(where: { $0.mark <= handledArrival }) else { return }
+        let ready = arrivalWaiters.filter { $0.mark <= handledArrival }
+        arrivalWaiters.removeAll { $0.mark <= handledArrival }
+        for waiter in ready { waiter.continuation.resume() }
+    }
+
+    /// Returns once the event loop has taken every signal up to `mark` (`BlueZEvents.lastDelivered`, read after
+    /// a reply came). fleetd's handling of signals can lag behind the bus; a reply acted on before the signals
+    /// bluetoothd sent ahead of it would be judged against an older world: a Connect refused because its
+    /// adapter had just powered off counted as the device's failure, before the adapter-off is heard. Before
+    /// the event loop runs (start-up) and once it has ended, nothing waits.
+    func caughtUp(to mark: UInt64) async {
+        guard eventTask != nil, !stopping, !busLost, mark > handledArrival else { return }
+        await withCheckedContinuation { arrivalWaiters.append((mark, $0)) }
+    }
+
+    func releaseArrivalWaiters() {
+        let waiters = arrivalWaiters
+        arrivalWaiters.removeAll()
+        for waiter in waiters { waiter.continuation.resume() }
     }
 
     /// A Value change on a subscribed characteristic of a fleet device: numbered and kept.

@@ -59,6 +59,12 @@ public actor FleetSupervisor {
     public private(set) var isReady = false
     var stopping = false
     var eventTask: Task<Void, Never>?
+    /// bluetoothd's signal stream, for how far the connection has delivered into it (`caughtUp(to:)`).
+    var bluezEvents: BlueZEvents?
+    /// The arrival of the last signal the event loop has taken (handled, or found to be no event).
+    var handledArrival: UInt64 = 0
+    /// Replies waiting for the event loop to take every signal sent before them (`caughtUp(to:)`).
+    var arrivalWaiters: [(mark: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
     /// False while bluetoothd is not on the bus (absent at start, or between its exit and its return).
     var bluezOnBus = true
     /// The bus connection ended under fleetd: it stops feeding the watchdog and its service fails.
@@ -93,6 +99,7 @@ public actor FleetSupervisor {
     public func start() async throws(BlueZError) {
         restoreSnapshot()
         let events = try await client.events()
+        bluezEvents = events
         do {
             try await reconcile()
         } catch where Self.meansBlueZAbsent(error) {
@@ -113,9 +120,9 @@ public actor FleetSupervisor {
         logger.notice("fleetd is ready: \(statusLine(counts))", id: FleetMessageID.started.rawValue,
                       metadata: ["wanted": String(counts.wanted), "ready": String(counts.ready)])
         eventTask = Task { [weak self] in
-            for await event in events {
+            for await signal in events.signals {
                 guard let self else { return }
-                await self.handle(event)
+                await self.handle(signal)
             }
             await self?.eventsEnded()
         }
@@ -154,6 +161,7 @@ public actor FleetSupervisor {
         notifier.stopping(status: "stopping")
         logger.notice("fleetd is stopping", id: FleetMessageID.stopping.rawValue)
         eventTask?.cancel()
+        releaseArrivalWaiters()
         for task in timers.values { task.cancel() }
         timers.removeAll()
         writeSnapshot()

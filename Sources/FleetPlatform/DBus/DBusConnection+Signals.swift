@@ -1,31 +1,42 @@
-/// Signal subscriptions: a match rule on the bus plus an `AsyncStream` per subscriber.
+import Synchronization
+
+/// Signal subscriptions: match rules on the bus plus an `AsyncStream` per subscriber.
 extension DBusConnection {
     /// Subscribes to signals matching `rule`. The stream yields them in arrival order and finishes when the
     /// connection closes; ending the iteration removes the match from the bus.
     public func signals(matching rule: DBusMatchRule) async throws(DBusError) -> AsyncStream<DBusMessage> {
+        try await subscribe(matching: [rule]).messages
+    }
+
+    /// Subscribes to signals matching any of `rules`, in one stream in arrival order (two streams read by two
+    /// tasks would lose the order between them, e.g. bluetoothd's last signals and its leaving the bus).
+    public func subscribe(matching rules: [DBusMatchRule]) async throws(DBusError) -> SignalSubscription {
         let (stream, continuation) = AsyncStream<DBusMessage>.makeStream()
+        let delivered = DeliveryMark()
         let id = state.withLock { state -> UInt64 in
             state.nextSubscriptionID += 1
             let id = state.nextSubscriptionID
             // Registered before AddMatch so that nothing the bus sends after the match is in place is lost.
-            state.subscriptions[id] = Subscription(rule: rule, continuation: continuation)
+            state.subscriptions[id] = Subscription(rules: rules, continuation: continuation, delivered: delivered)
             return id
         }
         continuation.onTermination = { [weak self] _ in
             guard let self else { return }
             self.state.withLock { _ = $0.subscriptions.removeValue(forKey: id) }
-            Task { try? await self.busCall("RemoveMatch", [.string(rule.text)]) }
+            Task { for rule in rules { _ = try? await self.busCall("RemoveMatch", [.string(rule.text)]) } }
         }
         do {
-            if let sender = rule.sender, !sender.hasPrefix(":"), sender != "org.freedesktop.DBus" {
-                try await follow(name: sender)
+            for rule in rules {
+                if let sender = rule.sender, !sender.hasPrefix(":"), sender != "org.freedesktop.DBus" {
+                    try await follow(name: sender)
+                }
+                try await busCall("AddMatch", [.string(rule.text)])
             }
-            try await busCall("AddMatch", [.string(rule.text)])
         } catch {
             continuation.finish()
             throw error
         }
-        return stream
+        return SignalSubscription(messages: stream, delivered: delivered)
     }
 
     /// Tracks the unique owner of a well-known name, so that signals from a restarted service still match.
@@ -73,11 +84,33 @@ extension DBusConnection {
             }
             var out: [AsyncStream<DBusMessage>.Continuation] = []
             for subscription in state.subscriptions.values {
-                let owner = subscription.rule.sender.flatMap { state.nameOwners[$0] }
-                if subscription.rule.matches(message, owner: owner) { out.append(subscription.continuation) }
+                let matches = subscription.rules.contains { rule in
+                    rule.matches(message, owner: rule.sender.flatMap { state.nameOwners[$0] })
+                }
+                guard matches else { continue }
+                // Marked before the yield (which follows at once): a reader waiting for this mark never misses the message.
+                subscription.delivered.value.store(message.arrival, ordering: .releasing)
+                out.append(subscription.continuation)
             }
             return out
         }
         for target in targets { target.yield(message) }
     }
+}
+
+/// A signal subscription: its messages, and how far the connection has delivered into them.
+public struct SignalSubscription: Sendable {
+    /// The matching signals in arrival order; finishes when the connection closes.
+    public let messages: AsyncStream<DBusMessage>
+    let delivered: DeliveryMark
+
+    /// The `arrival` of the last message yielded to `messages` (0 before the first). A reply that resumed its
+    /// caller before this was read is behind every signal up to it: a caller that waits until its reader has
+    /// taken the message with this arrival acts on the reply after the signals sent before it.
+    public var lastDelivered: UInt64 { delivered.value.load(ordering: .acquiring) }
+}
+
+/// The arrival number of the last message yielded to a subscription, shared with its reader.
+final class DeliveryMark: Sendable {
+    let value = Atomic<UInt64>(0)
 }

@@ -34,8 +34,9 @@ struct PendingCall {
     let continuation: CheckedContinuation<Result<DBusMessage, DBusError>, Never>
 }
 
-/// One signal subscriber.
+/// One signal subscriber: the messages matching any of its rules go to one stream, in arrival order.
 struct Subscription {
-    let rule: DBusMatchRule
+    let rules: [DBusMatchRule]
     let continuation: AsyncStream<DBusMessage>.Continuation
+    let delivered: DeliveryMark
 }

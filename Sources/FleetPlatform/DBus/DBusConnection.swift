@@ -24,6 +24,8 @@ public final class DBusConnection: @unchecked Sendable {
     /// The connection's unique bus name, e.g. `:1.42`.
     public let uniqueName: String
     private let signalQueue: Bool
+    /// Messages received so far; touched only on the I/O thread, which stamps each one's `arrival`.
+    private var arrivals: UInt64 = 0
 
     /// Connects to the bus at `address` (a D-Bus address such as `unix:path=/run/dbus/system_bus_socket`).
     public init(address: String) throws(DBusError) {
@@ -325,12 +327,14 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// Called on the I/O thread for every incoming message.
     fileprivate func handle(_ pointer: OpaquePointer) -> Bool {
-        let message: DBusMessage
+        var message: DBusMessage
         do {
             message = try DBusMessagePointer.decodeBorrowed(pointer)
         } catch {
             return false
         }
+        arrivals += 1
+        message.arrival = arrivals
         switch message.kind {
         case .methodReturn, .error:
             let pending = state.withLock { state -> PendingCall? in

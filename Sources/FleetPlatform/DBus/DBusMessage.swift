@@ -19,6 +19,10 @@ public struct DBusMessage: Sendable {
     public var body: [DBusValue]
     /// Set on calls whose sender wants no reply.
     public var noReplyExpected: Bool
+    /// Where the connection received it among every message it received (1, 2, …; 0 for a message built here).
+    /// D-Bus delivers a peer's messages in the order it sent them, so a signal bluetoothd sent before answering
+    /// a call arrived before that answer, whatever order the tasks that read them run in.
+    public var arrival: UInt64 = 0
 
     public init(kind: Kind, serial: UInt32 = 0, replySerial: UInt32 = 0, path: String? = nil, interface: String? = nil,
                 member: String? = nil, errorName: String? = nil, sender: String? = nil, destination: String? = nil,
