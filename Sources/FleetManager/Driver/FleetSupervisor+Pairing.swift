@@ -12,9 +12,12 @@ extension FleetSupervisor {
         let logger = self.logger
         switch action {
         case .pair(let device, let path, let timeout, let token):
+            let events = bluezEvents
             Task { [weak self] in
                 var failure: BlueZError?
                 do throws(BlueZError) { try await client.pair(device: path.rawValue, timeout: timeout) } catch { failure = error }
+                // Judged after the signals bluetoothd sent before its answer (Paired, Bonded, a link lost).
+                await self?.caughtUp(to: events?.lastDelivered ?? 0)
                 await self?.pairDone(device: device, token: token, error: failure)
             }
         case .cancelPairing(_, let path):
