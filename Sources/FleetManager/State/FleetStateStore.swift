@@ -32,6 +32,8 @@ public struct FleetStateStore: Sendable {
         self.store = store
         let stored = try store.fleetState()
         var written = Written()
+        written.devices.reserveCapacity(stored.devices.count)
+        written.identities.reserveCapacity(stored.identities.count)
         var unreadable: [StoredRowError] = []
         var devices: [FleetSnapshot.Device] = []
         devices.reserveCapacity(stored.devices.count)

@@ -99,10 +99,7 @@ extension StateStore {
 
     static func optionalText(_ s: SQLiteStatement, _ index: Int32) -> String? { s.isNull(at: index) ? nil : s.text(at: index) }
 
-    static func list(_ s: SQLiteStatement, _ index: Int32) -> [String] {
-        let text = s.text(at: index)
-        return text.isEmpty ? [] : text.split(separator: " ").map(String.init)
-    }
+    static func list(_ s: SQLiteStatement, _ index: Int32) -> [String] { s.textList(at: index) }
 
     /// A value of the store's own bookkeeping (e.g. where a JSON snapshot was imported from), kept in `state`
     /// under kind `meta`; nil when never set.
