@@ -57,7 +57,7 @@ let package = Package(
         .executableTarget(name: "fleet-fidelity", dependencies: ["FleetTestKit", "BlueZSimulator"]),
         .executableTarget(name: "fleet-control-probe", dependencies: ["FleetTestKit", "FleetControlServer"]),
         .executableTarget(name: "outbox-crash-writer", dependencies: ["FleetStore"], path: "Tests/OutboxCrashWriter"),
-        .executableTarget(name: "fleet-soak", dependencies: ["FleetTestKit", "FleetManager", "Supervision"]),
+        .executableTarget(name: "fleet-soak", dependencies: ["FleetTestKit", "FleetManager", "Supervision", "FleetStore"]),
         .executableTarget(name: "fleet-broker-probe", dependencies: ["FleetBroker", "BrokerTestKit"]),
 
         .executableTarget(name: "DBusBench", dependencies: ["FleetPlatform", "FleetTestKit", "CDBus"], path: "Benchmarks/DBusBench"),

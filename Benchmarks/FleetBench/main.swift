@@ -1,6 +1,6 @@
 // fleetd at scale on the simulator: time from start to all of BENCH_DEVICES (default 1 000) devices ready,
 // fleetd's RSS, the CPU it burns over an idle stretch (BENCH_IDLE_SECONDS, default 60), Status round trips
-// under 50 polling clients while links are dropped, and snapshot write/restore for 10 000 registry entries.
+// under 50 polling clients while links are dropped. (The state of 10 000 devices is StoreBench's.)
 import FleetCLI
 import FleetManager
 import FleetPlatform
@@ -87,28 +87,4 @@ print(String(format: "fleet.status_rtt_under_storm.p50: %.0f us", percentile(0.5
 print(String(format: "fleet.status_rtt_under_storm.p99: %.0f us", percentile(0.99)))
 harness.stop()
 
-// Snapshot of 10 000 registry entries: write (atomic, fsynced) and restore.
-var registry = IdentityRegistry()
-for i in 0..<10_000 {
-    let a = try BluetoothAddress(address(i), type: .public)
-    registry.record(.address(a), address: a, name: "Device \(i)", now: .seconds(i))
-}
-let devices = (0..<10_000).map { i in
-    FleetSnapshot.Device(wanted: WantedDevice(id: DeviceID(id(i)), subscribe: ["00002a37-0000-1000-8000-00805f9b34fb"]), isWanted: true,
-                         lastAddresses: [address(i)], failures: i % 5, gaveUp: false, lastReason: nil)
-}
-let snapshot = FleetSnapshot(devices: devices, registry: registry, evictions: [])
-let directory = try TemporaryDirectory(prefix: "fleet-bench-snapshot")
-let store = SnapshotStore(path: directory.path + "/snapshot.json")
-var writes: [Double] = [], reads: [Double] = []
-var bytes = 0
-for _ in 0..<5 {
-    let t0 = ContinuousClock.now
-    bytes = try store.write(snapshot)
-    writes.append(seconds(ContinuousClock.now - t0))
-    let t1 = ContinuousClock.now
-    guard case .loaded(let back, _) = store.load(), back.devices.count == 10_000 else { fatalError("snapshot did not restore") }
-    reads.append(seconds(ContinuousClock.now - t1))
-}
-print(String(format: "fleet.snapshot_write.10000_entries: %.1f ms (%d KiB)", writes.sorted()[2] * 1000, bytes / 1024))
-print(String(format: "fleet.snapshot_restore.10000_entries: %.1f ms", reads.sorted()[2] * 1000))
+// The state of 10 000 devices (write-all, restore, one device's change) is StoreBench's, next to the JSON snapshot's.

@@ -97,7 +97,14 @@ public struct IdentityRegistry: Hashable, Sendable {
     }
 
     private static func uniqued(_ addresses: [BluetoothAddress]) -> [BluetoothAddress] {
-        var seen: Set<BluetoothAddress> = []
-        return Array(addresses.filter { seen.insert($0).inserted }.prefix(addressHistoryLimit))
+        // At most two histories of `addressHistoryLimit`: a scan of what is kept beats hashing into a Set (a
+        // restore of 10 000 entries comes through here).
+        var kept: [BluetoothAddress] = []
+        kept.reserveCapacity(min(addresses.count, addressHistoryLimit))
+        for address in addresses where !kept.contains(address) {
+            kept.append(address)
+            if kept.count == addressHistoryLimit { break }
+        }
+        return kept
     }
 }

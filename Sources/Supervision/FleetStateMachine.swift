@@ -85,6 +85,13 @@ public struct FleetStateMachine: Sendable {
         public var admitted: String
         public var reason: String
         public var at: Duration
+
+        public init(victim: DeviceID, admitted: String, reason: String, at: Duration) {
+            self.victim = victim
+            self.admitted = admitted
+            self.reason = reason
+            self.at = at
+        }
     }
 
     mutating func newTimer(_ device: DeviceID, _ purpose: TimerID.Purpose) -> TimerID {

@@ -37,6 +37,12 @@ public enum FleetMessageID: String, Sendable, CaseIterable {
     case staleBond = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60724"
     case bondRemoved = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60725"
     case agentRefused = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60726"
+    /// The SQLite store (state and outbox) was corrupt, foreign or from a newer fleetd: moved aside, started empty.
+    case storeMovedAside = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60750"
+    /// A JSON state snapshot of an older fleetd was imported into the store (once) and renamed aside.
+    case snapshotImported = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60751"
+    /// Writing the fleet's state to the store failed (a full disk, an I/O error); retried.
+    case stateWriteFailed = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60752"
 }
 
 /// One lifecycle event: what happened, to which device, and why — logged to journald with `FLEET_*`

@@ -1,13 +1,22 @@
 import FleetManager
+import FleetStore
 
-/// Invariant 5: fleetd's state file after a SIGKILL. Today that is the JSON snapshot, which must load as
-/// it was written (`.loaded`) or be absent (`.none`); `.recovered` means the main file was torn or corrupt.
-/// The one place to change when the SQLite state store replaces the snapshot.
+/// Invariant 5: fleetd's store after a SIGKILL must open as fleetd's (not corrupt, not foreign, not newer), pass
+/// `quick_check`, and give back every state row; an absent store (killed before its first write) is fine.
 func stateFileProblem(at path: String) -> String? {
-    switch SnapshotStore(path: path).load() {
-    case .none, .loaded:
-        return nil
-    case .recovered(_, let rejected, let reason, let keptAs):
-        return "\(rejected) was rejected (\(reason)); kept as \(keptAs ?? "-")"
+    let store: StateStore
+    do {
+        store = try StateStore(path: path)
+    } catch {
+        return "\(error)"
     }
+    defer { store.close() }
+    do {
+        if let complaint = try store.quickCheck() { return "\(path): quick_check: \(complaint)" }
+        let state = try FleetStateStore(store: store)
+        if let first = state.unreadable.first { return "\(path): \(state.unreadable.count) unreadable row(s), first \(first)" }
+    } catch {
+        return "\(path): \(error)"
+    }
+    return nil
 }

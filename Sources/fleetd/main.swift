@@ -44,6 +44,7 @@ do {
     exit(3)
 }
 if let snapshot = arguments.snapshotPath { configuration.snapshotPath = snapshot }
+if let store = arguments.storePath { configuration.storePath = store }
 if let socket = arguments.socketPath { configuration.controlSocket = socket }
 if let outbox = arguments.outboxPath { configuration.outboxPath = outbox }
 
@@ -51,6 +52,15 @@ let target = arguments.logTarget ?? configuration.logTarget
 let destination = target == "auto" ? LogDestination.automatic : (LogDestination(rawValue: target) ?? .automatic)
 let level = LogLevel(name: arguments.logLevel ?? configuration.logLevel) ?? .info
 let logger = Logger(label: "fleetd", level: level, handler: destination.handler(identifier: "fleetd", environment: environment))
+
+for key in configuration.deprecatedKeys {
+    logger.warning("\(arguments.configPath): \(key) is deprecated: the state lives in the SQLite store \(configuration.resolvedStorePath) ([daemon] store); the JSON file \(configuration.resolvedSnapshotPath) is only imported once if present",
+                   metadata: ["reason": "deprecated-key"])
+}
+if arguments.snapshotPath != nil {
+    logger.warning("--snapshot is deprecated: the state lives in the SQLite store \(configuration.resolvedStorePath) (--store); the JSON file \(configuration.resolvedSnapshotPath) is only imported once if present",
+                   metadata: ["reason": "deprecated-option"])
+}
 
 let bus: DBusConnection
 do {
@@ -79,6 +89,8 @@ do {
 }
 let options = FleetSupervisor.Options(scanServiceUUIDs: configuration.scanServiceUUIDs, duplicateData: configuration.duplicateData,
                                       leaveLinksOnExit: configuration.leaveLinksOnExit, metricsTextfile: configuration.metricsTextfile)
+// The state first: if the shared file is unusable, it is moved aside once, here, and the outbox opens the fresh one.
+let state = FleetStateStore.open(path: configuration.resolvedStorePath, importing: configuration.resolvedSnapshotPath, logger: logger)
 let readings = ReadingRecorder.open(path: configuration.resolvedOutboxPath, configuration: configuration.outboxSettings, logger: logger)
 let broker: BrokerForwarder?
 do {
@@ -88,7 +100,7 @@ do {
     exit(3)
 }
 let supervisor = FleetSupervisor(machine: machine, client: BlueZClient(bus: bus), logger: logger,
-                                 store: SnapshotStore(path: configuration.snapshotPath), options: options, readings: readings,
+                                 store: state, options: options, readings: readings,
                                  broker: broker)
 await supervisor.configurePairing(configuration.pairing)
 
@@ -138,7 +150,7 @@ logger.info("control socket at \(configuration.controlSocket)")
 
 // Started in this order and stopped in reverse: the control socket is up before start-up begins, so READY=1
 // (sent when the supervisor has started) means fleetctl can already reach us; on SIGTERM the supervisor
-// flushes its snapshot while the control socket and the bus are still open.
+// flushes its state while the control socket and the bus are still open.
 var services: [any Service] = [
     ClosingService { bus.close() },
     ClosingService { server.stop() },

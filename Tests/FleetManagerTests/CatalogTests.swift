@@ -101,7 +101,7 @@ enum FleetCatalog {
 }
 
 /// The journald fields fleetd sets on lifecycle events (LifecycleEvent.metadata through JournalField).
-private let fleetFields: Set<String> = ["FLEET_DEVICE", "FLEET_ADDRESS", "FLEET_ADAPTER", "FLEET_REASON", "FLEET_ATTEMPT", "FLEET_FAILURES", "FLEET_DELAY_MS"]
+private let fleetFields: Set<String> = ["FLEET_DEVICE", "FLEET_ADDRESS", "FLEET_ADAPTER", "FLEET_REASON", "FLEET_ATTEMPT", "FLEET_FAILURES", "FLEET_DELAY_MS", "FLEET_MOVED_TO"]
 
 @Suite("deploy/fleetd.catalog against FleetMessageID")
 struct CatalogTests {

@@ -24,6 +24,7 @@ import FleetConfig
 
     static let cases: [KeyCase] = [
         KeyCase(kind: .daemon, keys: ["snapshot"], text: "[daemon]\nsnapshot = /srv/fleet/state.json") { $0.snapshotPath == "/srv/fleet/state.json" },
+        KeyCase(kind: .daemon, keys: ["store"], text: "[daemon]\nstore = /srv/fleet/fleet.db") { $0.storePath == "/srv/fleet/fleet.db" },
         KeyCase(kind: .daemon, keys: ["control-socket"], text: "[daemon]\ncontrol-socket = /run/x/ctl.sock") { $0.controlSocket == "/run/x/ctl.sock" },
         KeyCase(kind: .daemon, keys: ["control-group"], text: "[daemon]\ncontrol-group = bt-ops") { $0.controlGroup == "bt-ops" },
         KeyCase(kind: .daemon, keys: ["log-level"], text: "[daemon]\nlog-level = debug") { $0.logLevel == "debug" },
@@ -134,10 +135,19 @@ import FleetConfig
         #expect(covered == known, "untested keys: \(known.subtracting(covered).sorted())")
     }
 
-    @Test func theOutboxDefaultsToAFileBesideTheSnapshot() throws {
-        let config = try FleetConfiguration.parse("[daemon]\nsnapshot = /srv/fleet/state.json", file: "o.conf")
-        #expect(config.resolvedOutboxPath == "/srv/fleet/outbox.db")
-        #expect(FleetConfiguration.defaults.resolvedOutboxPath == "/var/lib/fleetd/outbox.db")
+    @Test func theStoreHoldsTheOutboxAndDefaultsToTheDeprecatedSnapshotsDirectory() throws {
+        let moved = try FleetConfiguration.parse("[daemon]\nsnapshot = /srv/fleet/state.json", file: "o.conf")
+        #expect(moved.resolvedStorePath == "/srv/fleet/fleetd.db")
+        #expect(moved.resolvedOutboxPath == "/srv/fleet/fleetd.db")
+        #expect(moved.resolvedSnapshotPath == "/srv/fleet/state.json")
+        #expect(moved.deprecatedKeys == ["[daemon] snapshot"], "fleetd warns about it at start")
+        let store = try FleetConfiguration.parse("[daemon]\nstore = /data/fleet.db", file: "o.conf")
+        #expect(store.resolvedStorePath == "/data/fleet.db" && store.resolvedOutboxPath == "/data/fleet.db")
+        #expect(store.resolvedSnapshotPath == "/data/snapshot.json", "an older fleetd's JSON is looked for beside the store")
+        #expect(store.deprecatedKeys.isEmpty)
+        let split = try FleetConfiguration.parse("[daemon]\nstore = /data/fleet.db\n[outbox]\npath = /sd/readings.db", file: "o.conf")
+        #expect(split.resolvedStorePath == "/data/fleet.db" && split.resolvedOutboxPath == "/sd/readings.db")
+        #expect(FleetConfiguration.defaults.resolvedOutboxPath == "/var/lib/fleetd/fleetd.db")
     }
 
     @Test func aDeviceWithoutKeysGetsTheDocumentedDefaults() throws {

@@ -18,7 +18,9 @@ import FleetConfig
 
     @Test func defaultsAreTheDocumentedValues() {
         let d = FleetConfiguration.defaults
-        #expect(d.snapshotPath == "/var/lib/fleetd/snapshot.json")
+        #expect(d.resolvedStorePath == "/var/lib/fleetd/fleetd.db")
+        #expect(d.resolvedSnapshotPath == "/var/lib/fleetd/snapshot.json", "where fleetd before the store wrote its JSON")
+        #expect(d.resolvedOutboxPath == d.resolvedStorePath, "one file for state and readings")
         #expect(d.controlSocket == "/run/fleetd/io.fleetd.sock")
         #expect(d.leaveLinksOnExit)
         #expect(d.defaultCapacity == 5)
@@ -39,7 +41,10 @@ import FleetConfig
         let config = try FleetConfiguration.parse(ConfigurationExampleFile.enabledText(), file: "fleetd.conf")
         var expected = FleetConfiguration.defaults
         expected.capacity = ["hci1": 3]
-        expected.outboxPath = "/var/lib/fleetd/outbox.db"  // the commented path line, enabled
+        expected.outboxPath = "/var/lib/fleetd/readings.db"  // the commented path line, enabled
+        expected.storePath = "/var/lib/fleetd/fleetd.db"
+        expected.snapshotPath = "/var/lib/fleetd/snapshot.json"
+        expected.deprecatedKeys = ["[daemon] snapshot"]
         var broker = BrokerSettings(host: "broker.example.net")
         broker.port = 8883
         broker.protocolVersion = .mqtt5

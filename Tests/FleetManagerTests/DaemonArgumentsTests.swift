@@ -15,9 +15,10 @@ import Testing
         #expect(try DaemonArguments.parse(["--check-config", "/tmp/f.conf"]).checkConfig == "/tmp/f.conf")
         #expect(try DaemonArguments.parse(["-h"]).showHelp)
         #expect(try DaemonArguments.parse(["--outbox=/var/lib/o.db"]).outboxPath == "/var/lib/o.db")
+        #expect(try DaemonArguments.parse(["--store", "/var/lib/f.db"]).storePath == "/var/lib/f.db")
     }
 
-    @Test("bad usage names the option and exits 2", arguments: [["--nope"], ["--config"], ["--log-target", "syslog"], ["--socket", "--bus"], ["--outbox", "relative.db"]])
+    @Test("bad usage names the option and exits 2", arguments: [["--nope"], ["--config"], ["--log-target", "syslog"], ["--socket", "--bus"], ["--outbox", "relative.db"], ["--store", "relative.db"]])
     func badUsage(arguments: [String]) {
         #expect {
             _ = try DaemonArguments.parse(arguments)

@@ -1,8 +1,12 @@
 import FleetCLI
 import FleetProtocol
+import FleetManager
 import FleetPlatform
+import FleetStore
 import FleetTestKit
 import Foundation
+import Identity
+import Supervision
 import Testing
 
 /// fleetd killed and restarted: links are adopted from BlueZ, the snapshot restores the desired state, and
@@ -32,32 +36,84 @@ struct SupervisorRestartTests {
         _ = try await harness.watch { events in SupervisorScenarioTests.notifying(events).isSuperset(of: ids) }
     }
 
-    @Test("a truncated snapshot is reported, set aside and replaced by the previous good copy")
-    func truncatedSnapshot() async throws {
+    @Test("a restart restores what only the store knows: an operator's disconnect survives SIGKILL")
+    func restartRestoresState() async throws {
         let harness = try await FleetHarness(scenario: scenario, configuration: config)
         defer { harness.stop() }
         try await harness.waitFor("all ready", SupervisorScenarioTests.allReady(ids))
-        // An operator decision that only the snapshot knows: strap 3 disconnected (not wanted).
         let result = try await harness.fleetctl(["disconnect", ids[2]])
         #expect(result.code == 0, "\(result)")
         let third = ids[2]
         try await harness.waitFor("strap 3 idle") { $0[third]?["state"]?.stringValue == "idle" }
-        let previous = harness.snapshotPath + ".prev"
-        try await harness.waitFor("snapshot and its previous copy written") { _ in FileManager.default.fileExists(atPath: previous) }
+        let store = try StateStore(path: harness.storePath)
+        try await harness.waitFor("the decision written") { _ in
+            (try? store.fleetState().devices.first { $0.id == third })?.wanted == false
+        }
+        store.close()
         try await harness.killDaemon(signal: SIGKILL)
-        let data = try #require(FileManager.default.contents(atPath: harness.snapshotPath))
-        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: harness.snapshotPath))
         try await harness.startDaemon()
-        let log = harness.log()
-        #expect(log.contains("rejected"), "the bad snapshot is reported")
-        let aside = try FileManager.default.contentsOfDirectory(atPath: harness.directory).filter { $0.hasPrefix("snapshot.json.rejected-") }
-        #expect(aside.count == 1, "the damaged file is kept, not wiped")
+        #expect(harness.log().contains("restored 3 device(s)"), "\(harness.log())")
         let devices = try await harness.devices()
-        #expect(devices.count == 3)
-        #expect(try await harness.call(.status)["daemon"]?.objectValue?["state"]?.stringValue == "running")
+        #expect(devices[third]?["state"]?.stringValue == "idle", "still released after the restart: \(devices)")
     }
 
-    @Test("a snapshot from a newer fleetd is refused, not misread, and the daemon runs on")
+    @Test("a corrupt store is moved aside with a clear log line; fleetd rebuilds from the configuration and BlueZ")
+    func corruptStore() async throws {
+        let harness = try await FleetHarness(scenario: scenario, configuration: config)
+        defer { harness.stop() }
+        try await harness.waitFor("all ready", SupervisorScenarioTests.allReady(ids))
+        try await harness.killDaemon(signal: SIGKILL)
+        // Garbage in place of the database, and no WAL to read the good pages from (the WAL alone would still
+        // serve every committed page: SQLite reads a page's latest copy from it, header included).
+        try Data(repeating: 0xA5, count: 16384).write(to: URL(fileURLWithPath: harness.storePath))
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: harness.storePath + suffix) }
+        try await harness.startDaemon()
+        let log = harness.log()
+        #expect(log.contains("the store is corrupt") && log.contains("moved aside to \(harness.storePath).unusable-"), "\(log)")
+        let aside = try FileManager.default.contentsOfDirectory(atPath: harness.directory).filter { $0.hasPrefix("fleetd.db.unusable-") }
+        #expect(aside.contains { !$0.hasSuffix("-wal") && !$0.hasSuffix("-shm") }, "the damaged file is kept, not wiped: \(aside)")
+        // The links BlueZ still holds are adopted, the configured devices are all there, and the new store works.
+        try await harness.waitFor("configured devices ready", SupervisorScenarioTests.allReady(ids))
+        #expect(try await harness.call(.status)["daemon"]?.objectValue?["state"]?.stringValue == "running")
+        let store = try StateStore(path: harness.storePath)
+        defer { store.close() }
+        try await harness.waitFor("state written to the fresh store") { _ in (try? store.fleetState().devices.count) == 3 }
+    }
+
+    @Test("a store from a newer fleetd is moved aside, not misread, and the daemon runs on")
+    func newerStore() async throws {
+        let harness = try await FleetHarness(scenario: scenario, configuration: config, startFleetd: false)
+        defer { harness.stop() }
+        do {
+            let db = try StoreSchema.open(path: harness.storePath)
+            try db.setUserVersion(StoreSchema.currentVersion + 1)
+        }
+        try await harness.startDaemon()
+        #expect(harness.log().contains("schema version \(StoreSchema.currentVersion + 1) is newer than this fleetd understands"))
+        #expect(harness.log().contains("moved aside to \(harness.storePath).unusable-"))
+        try await harness.waitFor("configured devices ready anyway", SupervisorScenarioTests.allReady(ids))
+    }
+
+    @Test("an older fleetd's JSON snapshot is imported once at the first start, then renamed aside")
+    func importsJSONSnapshot() async throws {
+        let harness = try await FleetHarness(scenario: scenario, configuration: config, startFleetd: false)
+        defer { harness.stop() }
+        let released = FleetSnapshot.Device(wanted: WantedDevice(id: DeviceID(ids[2])), isWanted: false, configured: true,
+                                            lastAddresses: [], failures: 0, gaveUp: false, lastReason: "operator")
+        try SnapshotStore(path: harness.snapshotPath).write(FleetSnapshot(devices: [released], registry: IdentityRegistry(), evictions: []))
+        try await harness.startDaemon()
+        #expect(harness.log().contains("imported the JSON snapshot \(harness.snapshotPath)"), "\(harness.log())")
+        #expect(!FileManager.default.fileExists(atPath: harness.snapshotPath))
+        let third = ids[2]
+        try await harness.waitFor("the imported decision applied") { $0[third]?["state"]?.stringValue == "idle" }
+        // The next start reads the store; there is nothing left to import.
+        #expect(try await harness.signalDaemon(SIGTERM) == 0)
+        try await harness.startDaemon()
+        #expect(harness.log().components(separatedBy: "imported the JSON snapshot").count == 2, "imported once")
+        #expect(try await harness.devices()[third]?["state"]?.stringValue == "idle")
+    }
+
+    @Test("a JSON snapshot from a newer fleetd is refused at import, not misread, and the daemon runs on")
     func futureSnapshot() async throws {
         let harness = try await FleetHarness(scenario: scenario, configuration: config, startFleetd: false)
         defer { harness.stop() }

@@ -1,6 +1,7 @@
 import FleetCLI
 import FleetProtocol
 import FleetPlatform
+import FleetStore
 import FleetTestKit
 import Foundation
 import Testing
@@ -135,13 +136,12 @@ struct SupervisorScenarioTests {
         try await harness.waitFor("both paused") { devices in ids.allSatisfy { devices[$0]?["state"]?.stringValue == "waitingForAdapter" } }
         try await harness.sim("PowerAdapter", [.string("hci0"), .boolean(true)])
         try await harness.waitFor("both ready again", Self.allReady(ids))
-        // The snapshot written when they came back records no failure against either device.
-        let snapshotPath = harness.snapshotPath
-        try await harness.waitFor("snapshot shows no burnt attempts") { _ in
-            guard let data = FileManager.default.contents(atPath: snapshotPath),
-                  let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let devices = json["devices"] as? [[String: Any]] else { return false }
-            return devices.count == 2 && devices.allSatisfy { ($0["failures"] as? Int) == 0 }
+        // The state written when they came back records no failure against either device.
+        let store = try StateStore(path: harness.storePath)
+        defer { store.close() }
+        try await harness.waitFor("the stored state shows no burnt attempts") { _ in
+            guard let devices = try? store.fleetState().devices else { return false }
+            return devices.count == 2 && devices.allSatisfy { $0.failures == 0 }
         }
         #expect(harness.log().contains("adapter hci0 is off; pausing its devices"))
     }

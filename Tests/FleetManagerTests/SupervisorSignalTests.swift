@@ -1,6 +1,8 @@
 import FleetCLI
 import FleetProtocol
+import FleetManager
 import FleetPlatform
+import FleetStore
 import FleetTestKit
 import Foundation
 import Testing
@@ -31,7 +33,7 @@ struct SupervisorSignalTests {
         #expect(info.st_mode & 0o777 == 0o644, "node_exporter must be able to read it")
     }
 
-    @Test("SIGTERM stops gracefully: STOPPING=1, snapshot flushed, links left up for the next start to adopt")
+    @Test("SIGTERM stops gracefully: STOPPING=1, state in the store, links left up for the next start to adopt")
     func gracefulStop() async throws {
         let h = try await FleetHarness(scenario: scenario, configuration: SupervisorScenarioTests.wanted(1...2))
         defer { h.stop() }
@@ -41,9 +43,13 @@ struct SupervisorSignalTests {
         let code = try await h.signalDaemon(SIGTERM)
         #expect(code == 0)
         try await offPool { try socket.wait(for: "STOPPING=1", timeout: .seconds(5)) }
-        let data = try #require(FileManager.default.contents(atPath: h.snapshotPath))
-        let snapshot = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect((snapshot["devices"] as? [[String: Any]])?.count == 2)
+        // The state as the store holds it after the stop: both devices, wanted, with no failure counted.
+        let store = try StateStore(path: h.storePath)
+        let saved = try FleetStateStore(store: store).saved
+        store.close()
+        #expect(saved.devices.map(\.wanted.id.rawValue) == ids.sorted())
+        #expect(saved.devices.allSatisfy { $0.isWanted && $0.failures == 0 })
+        #expect(!FileManager.default.fileExists(atPath: h.snapshotPath), "no JSON snapshot is written any more")
         #expect(try await h.connectedDeviceCount() == 2, "leave-links-on-exit = yes keeps the links for the next start")
         let before = try await h.counters()
         try await h.startDaemon()

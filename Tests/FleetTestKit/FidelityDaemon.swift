@@ -15,7 +15,8 @@ public final class FidelityDaemon: FleetControlClient, @unchecked Sendable {
     public let busAddress: String?
     public let configPath: String
     public var socketPath: String { directory + "/fleetd.sock" }
-    public var snapshotPath: String { directory + "/snapshot.json" }
+    /// The SQLite store (the fleet's state and the outbox).
+    public var storePath: String { directory + "/fleetd.db" }
     public var logPath: String { directory + "/fleetd.log" }
     private var process: ChildProcess?
     private var restarts = 0
@@ -39,7 +40,7 @@ public final class FidelityDaemon: FleetControlClient, @unchecked Sendable {
         environment["NOTIFY_SOCKET"] = notify.path
         environment.removeValue(forKey: "JOURNAL_STREAM")
         if let busAddress { environment["DBUS_SYSTEM_BUS_ADDRESS"] = busAddress }
-        var arguments = ["--config", configPath, "--snapshot", snapshotPath, "--socket", socketPath,
+        var arguments = ["--config", configPath, "--store", storePath, "--socket", socketPath,
                          "--log-target", "stderr", "--log-level", "debug"]
         if let busAddress { arguments += ["--bus", busAddress] }
         process = try ChildProcess(BuildProducts.path("fleetd"), arguments, environment: environment, stdout: logPath, stderr: logPath)

@@ -17,8 +17,12 @@ public final class FleetHarness: FleetControlClient, @unchecked Sendable {
     public private(set) var fleetd: ChildProcess?
     public let configPath: String
     public var socketPath: String { directory + "/fleetd.sock" }
+    /// The SQLite store fleetd runs with (`--store`): the fleet's state and the outbox.
+    public var storePath: String { directory + "/fleetd.db" }
+    /// Where fleetd looks for an older fleetd's JSON snapshot to import once (`snapshot.json` beside the store).
     public var snapshotPath: String { directory + "/snapshot.json" }
-    public var outboxPath: String { directory + "/outbox.db" }
+    /// The outbox lives in the store.
+    public var outboxPath: String { storePath }
     public var fleetdLog: String { directory + "/fleetd.log" }
     public let logTarget: String
     private var restarts = 0
@@ -62,7 +66,7 @@ public final class FleetHarness: FleetControlClient, @unchecked Sendable {
         for (key, value) in daemonEnvironment { env[key] = value }
         env.removeValue(forKey: "JOURNAL_STREAM")
         fleetd = try ChildProcess(BuildProducts.path("fleetd"),
-                                  ["--config", configPath, "--bus", bus.address, "--snapshot", snapshotPath, "--outbox", outboxPath, "--socket", socketPath,
+                                  ["--config", configPath, "--bus", bus.address, "--store", storePath, "--socket", socketPath,
                                    "--log-target", logTarget, "--log-level", "debug"],
                                   environment: env, stdout: fleetdLog, stderr: fleetdLog)
         do {

@@ -288,7 +288,7 @@ public final class SoakRun: @unchecked Sendable {
                     fleetdProcess = nil
                 }
                 try await harness.killDaemon()
-                let problem = stateFileProblem(harness.snapshotPath)
+                let problem = stateFileProblem(harness.storePath)
                 locked { invariants.stateFileChecked(problem: problem, at: now()) }.forEach(fail)
                 try? await Task.sleep(for: .milliseconds(Int64(downtime / options.timeScale * 1000)))
                 try await harness.startDaemon()

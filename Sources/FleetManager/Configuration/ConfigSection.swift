@@ -40,7 +40,7 @@ public enum ConfigSection: String, Sendable, Hashable, CaseIterable, CustomStrin
     public var keys: [String] {
         switch self {
         case .daemon:
-            ["snapshot", "control-socket", "control-group", "log-level", "log-target", "leave-links-on-exit",
+            ["snapshot", "store", "control-socket", "control-group", "log-level", "log-target", "leave-links-on-exit",
              "eviction-hold-off", "setup-timeout", "metrics-textfile", "agent-default"]
         case .adapters: ["use", "capacity"]
         case .adapter: ["capacity"]

@@ -72,7 +72,11 @@ extension FleetConfiguration {
     }
 
     private mutating func applyDaemon(_ r: ConfigSectionReader) throws(ConfigError) {
-        if let p = try r.path("snapshot") { snapshotPath = p }
+        if let p = try r.path("snapshot") {
+            snapshotPath = p
+            deprecatedKeys.append("[daemon] snapshot")
+        }
+        if let p = try r.path("store") { storePath = p }
         if let p = try r.path("control-socket") {
             // sockaddr_un.sun_path holds 108 bytes including the terminating NUL.
             guard p.utf8.count <= 107 else {

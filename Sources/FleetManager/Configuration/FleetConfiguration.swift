@@ -9,7 +9,14 @@ import Policy
 /// explains them.
 public struct FleetConfiguration: Sendable, Hashable {
     // [daemon]
-    public var snapshotPath: String
+    /// Deprecated (`[daemon] snapshot`): the JSON state file of a fleetd before the SQLite store. Imported once
+    /// into the store if it exists, then renamed aside; the store goes beside it unless `store` is set. nil:
+    /// `snapshot.json` beside the store (see ``resolvedSnapshotPath``).
+    public var snapshotPath: String? = nil
+    /// The SQLite store (the fleet's state and the outbox); nil: see ``resolvedStorePath``.
+    public var storePath: String? = nil
+    /// Keys the file set that are deprecated (e.g. `[daemon] snapshot`): fleetd logs a warning for each.
+    public var deprecatedKeys: [String] = []
     public var controlSocket: String
     /// The group allowed to connect to the control socket; empty leaves the socket to root alone.
     public var controlGroup: String
@@ -29,7 +36,7 @@ public struct FleetConfiguration: Sendable, Hashable {
     public var agentDefault = false
 
     // [outbox]
-    /// The outbox file; nil means `outbox.db` in the snapshot's directory (see ``resolvedOutboxPath``).
+    /// The outbox in a file of its own; nil keeps it in the store (see ``resolvedOutboxPath``).
     public var outboxPath: String? = nil
     /// The longest a reading waits for its batch's commit.
     public var outboxCommitDelay: Duration = .milliseconds(100)
@@ -42,12 +49,23 @@ public struct FleetConfiguration: Sendable, Hashable {
     /// Where readings are published; nil (no `host`) publishes nothing.
     public var broker: BrokerSettings? = nil
 
-    /// The outbox file in force: `[outbox] path`, else `outbox.db` beside the snapshot.
-    public var resolvedOutboxPath: String {
-        if let outboxPath { return outboxPath }
-        guard let slash = snapshotPath.lastIndex(of: "/") else { return "outbox.db" }
-        return String(snapshotPath[...slash]) + "outbox.db"
+    /// The store file in force: `[daemon] store`; else `fleetd.db` beside the deprecated `snapshot` when that is
+    /// set (a configuration that moved the snapshot keeps its directory); else `/var/lib/fleetd/fleetd.db`.
+    public var resolvedStorePath: String {
+        storePath ?? snapshotPath.map { Self.sibling(of: $0, named: "fleetd.db") } ?? "/var/lib/fleetd/fleetd.db"
     }
+
+    /// The JSON snapshot imported once at start if present: `[daemon] snapshot`, else `snapshot.json` beside the
+    /// store (where fleetd before the store wrote it by default: `/var/lib/fleetd/snapshot.json`).
+    public var resolvedSnapshotPath: String { snapshotPath ?? Self.sibling(of: resolvedStorePath, named: "snapshot.json") }
+
+    static func sibling(of path: String, named name: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return name }
+        return String(path[...slash]) + name
+    }
+
+    /// The outbox file in force: `[outbox] path`, else the store file (one file for state and readings).
+    public var resolvedOutboxPath: String { outboxPath ?? resolvedStorePath }
 
     // [adapters], [adapter "hciN"]
 
@@ -76,7 +94,6 @@ public struct FleetConfiguration: Sendable, Hashable {
 
     /// The configuration of an empty file.
     public static let defaults = FleetConfiguration(
-        snapshotPath: "/var/lib/fleetd/snapshot.json",
         controlSocket: "/run/fleetd/io.fleetd.sock",
         controlGroup: "fleetd",
         logLevel: "info",

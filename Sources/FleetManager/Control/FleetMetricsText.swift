@@ -31,6 +31,10 @@ enum FleetMetricsText {
         for (key, value) in state.failures.sorted(by: { $0.key < $1.key }) { out += "fleetd_connect_failures_total{error_class=\"\(escape(key))\"} \(value)\n" }
         family("fleetd_evictions_total", "counter", "Evictions by reason code.")
         for (key, value) in state.evictions.sorted(by: { $0.key < $1.key }) { out += "fleetd_evictions_total{reason=\"\(escape(key))\"} \(value)\n" }
+        family("fleetd_state_write_failures_total", "counter", "Failed writes of the fleet's state to the store (each retried).")
+        out += "fleetd_state_write_failures_total \(state.stateWriteFailures)\n"
+        family("fleetd_state_write_failing", "gauge", "1 while the last write of the fleet's state failed (a full disk).")
+        out += "fleetd_state_write_failing \(state.stateWriteFailing ? 1 : 0)\n"
         family("fleetd_reconnect_latency_seconds", "histogram", "Time from a link loss to the link being up again.")
         for bucket in FleetMetrics.buckets {
             out += "fleetd_reconnect_latency_seconds_bucket{le=\"\(bucket)\"} \(state.latencyBuckets[bucket] ?? 0)\n"

@@ -5,7 +5,9 @@ public struct DaemonArguments: Sendable, Equatable {
     public var busAddress: String?
     public var logTarget: String?
     public var logLevel: String?
+    /// Deprecated: the JSON snapshot of an older fleetd to import once (see `FleetConfiguration.snapshotPath`).
     public var snapshotPath: String?
+    public var storePath: String?
     public var outboxPath: String?
     public var socketPath: String?
     /// `--check-config PATH`: parse the file, report, exit (0 valid, 3 invalid).
@@ -54,6 +56,10 @@ public struct DaemonArguments: Sendable, Equatable {
                 result.logTarget = target
             case "--log-level": result.logLevel = try take()
             case "--snapshot": result.snapshotPath = try take()
+            case "--store":
+                let path = try take()
+                guard path.hasPrefix("/") else { throw UsageError(message: "--store needs an absolute path, not '\(path)'") }
+                result.storePath = path
             case "--outbox":
                 let path = try take()
                 guard path.hasPrefix("/") else { throw UsageError(message: "--outbox needs an absolute path, not '\(path)'") }
@@ -79,14 +85,17 @@ public struct DaemonArguments: Sendable, Equatable {
           --bus ADDRESS        D-Bus address of bluetoothd's bus (default: the system bus, or $DBUS_SYSTEM_BUS_ADDRESS)
           --log-target TARGET  auto (journald under systemd, else stderr), journal or stderr
           --log-level LEVEL    trace, debug, info, notice, warning, error or critical
-          --snapshot PATH      state snapshot file (overrides [daemon] snapshot)
-          --outbox PATH        readings outbox file (overrides [outbox] path; default: outbox.db beside the snapshot)
+          --store PATH         SQLite store of the fleet's state and the outbox (overrides [daemon] store;
+                               default /var/lib/fleetd/fleetd.db)
+          --outbox PATH        keep the outbox in a file of its own (overrides [outbox] path; default: the store)
+          --snapshot PATH      deprecated: an older fleetd's JSON snapshot, imported once into the store (which
+                               goes beside it unless --store or [daemon] store says otherwise)
           --socket PATH        control socket (overrides [daemon] control-socket)
           --check-config PATH  check a configuration file, print what it configures or its first error, and exit
           --version            print the version and exit
       -h, --help               print this help and exit
 
-    Signals: SIGTERM/SIGINT stop gracefully (snapshot flushed, links left up as configured); SIGHUP reloads
+    Signals: SIGTERM/SIGINT stop gracefully (state and outbox flushed, links left up as configured); SIGHUP reloads
     the configuration. Exit codes: 0 clean stop, 1 runtime failure, 2 bad usage, 3 bad configuration.
     """
 }

@@ -10,6 +10,8 @@ public final class FleetMetrics: Sendable {
         var latencyBuckets: [Double: UInt64] = [:]
         var latencySum: Double = 0
         var latencyCount: UInt64 = 0
+        var stateWriteFailures: UInt64 = 0
+        var stateWriteFailing = false
     }
 
     static let buckets: [Double] = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
@@ -20,6 +22,16 @@ public final class FleetMetrics: Sendable {
     func attempt(_ policyClass: String) { state.withLock { $0.attempts[policyClass, default: 0] += 1 } }
     func failure(_ errorClass: String) { state.withLock { $0.failures[errorClass, default: 0] += 1 } }
     func eviction(_ reason: String) { state.withLock { $0.evictions[reason, default: 0] += 1 } }
+    func stateWriteFailed() {
+        state.withLock {
+            $0.stateWriteFailures += 1
+            $0.stateWriteFailing = true
+        }
+    }
+    var stateWriteFailing: Bool {
+        get { state.withLock { $0.stateWriteFailing } }
+        set { state.withLock { $0.stateWriteFailing = newValue } }
+    }
     func reconnected(after seconds: Double) {
         state.withLock { state in
             for bucket in Self.buckets where seconds <= bucket { state.latencyBuckets[bucket, default: 0] += 1 }

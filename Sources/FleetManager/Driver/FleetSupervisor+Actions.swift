@@ -194,16 +194,39 @@ extension FleetSupervisor {
         }
     }
 
+    /// Writes the rows of the state that changed since the last write (`FleetStateStore.save`). A failure is
+    /// logged once and retried every `stateRetryDelay` until a write succeeds.
     func writeSnapshot() {
         persistScheduled = false
-        guard let store else { return }
+        guard var state = store else { return }
         do {
-            let bytes = try store.write(machine.snapshot)
-            logger.debug("snapshot written (\(bytes) bytes)", id: FleetMessageID.snapshotWritten.rawValue, metadata: ["path": store.path])
+            let change = try state.save(machine.snapshot)
+            store = state
+            if stateWriteFailing {
+                stateWriteFailing = false
+                metrics.stateWriteFailing = false
+                logger.notice("state writes resumed", metadata: ["path": state.path])
+            }
+            if !change.isEmpty {
+                logger.debug("state written: \(change.rowCount) row(s)", id: FleetMessageID.snapshotWritten.rawValue, metadata: ["path": state.path])
+            }
         } catch {
-            logger.error("cannot write snapshot: \(error)", metadata: ["path": store.path, "reason": "write-failed"])
+            metrics.stateWriteFailed()
+            if !stateWriteFailing {
+                stateWriteFailing = true
+                logger.error("cannot write the fleet's state to \(state.path): \(error); keeping it in memory, retrying every \(Self.stateRetryDelay)",
+                             id: FleetMessageID.stateWriteFailed.rawValue, metadata: ["path": state.path, "reason": error.kind.rawValue])
+            }
+            guard !stopping else { return }
+            persistScheduled = true
+            Task { [weak self] in
+                try? await Task.sleep(for: Self.stateRetryDelay)
+                await self?.writeSnapshot()
+            }
         }
     }
+
+    static let stateRetryDelay = Duration.seconds(2)
 
     /// STATUS= follows the counts, at most twice a second: a burst of changes sends one line.
     func updateStatus() {

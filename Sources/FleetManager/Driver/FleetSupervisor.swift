@@ -38,7 +38,10 @@ public actor FleetSupervisor {
     public let client: BlueZClient
     let logger: Logger
     let notifier: ServiceNotifier
-    let store: SnapshotStore?
+    /// The fleet's state in the SQLite store; nil keeps it in memory only.
+    var store: FleetStateStore?
+    /// The last state write failed (a full disk): logged once, retried until one succeeds.
+    var stateWriteFailing = false
     /// The durable outbox every delivered value is appended to; nil runs without one.
     public let readings: ReadingRecorder?
     /// Publishes the outbox to the fleet's MQTT broker; nil publishes nothing. Its status and metrics join ours.
@@ -74,7 +77,7 @@ public actor FleetSupervisor {
 
     /// `clock` gives the state machine its `now` and runs its timers; tests pass a manual one.
     public init(machine: FleetStateMachine, client: BlueZClient, logger: Logger, notifier: ServiceNotifier = ServiceNotifier(),
-                store: SnapshotStore?, options: Options = Options(), clock: any SupervisorClock = SystemSupervisorClock(),
+                store: FleetStateStore?, options: Options = Options(), clock: any SupervisorClock = SystemSupervisorClock(),
                 feed: EventFeed? = nil, metrics: FleetMetrics = FleetMetrics(), readings: ReadingRecorder? = nil,
                 broker: BrokerForwarder? = nil) {
         self.readings = readings
@@ -181,24 +184,20 @@ public actor FleetSupervisor {
 
     func restoreSnapshot() {
         guard let store else { return }
-        switch store.load() {
-        case .none:
-            logger.info("no snapshot at \(store.path); starting fresh")
-        case .loaded(let snapshot, let file):
-            machine.restore(snapshot)
-            logger.notice("restored \(snapshot.devices.count) device(s) from \(file)", id: FleetMessageID.snapshotRestored.rawValue,
-                          metadata: ["path": file])
-        case .recovered(let snapshot, let rejected, let reason, let keptAs):
-            logger.error("snapshot \(rejected) rejected: \(reason); kept as \(keptAs ?? "-"); \(snapshot == nil ? "no previous good copy, starting from the configuration" : "using the previous good copy")",
-                         id: FleetMessageID.snapshotRejected.rawValue, metadata: ["path": rejected, "reason": reason])
-            if let snapshot {
-                machine.restore(snapshot)
-                logger.notice("restored \(snapshot.devices.count) device(s) from \(store.previousPath)",
-                              id: FleetMessageID.snapshotRestored.rawValue, metadata: ["path": store.previousPath])
-            }
-            // Write a good file back at once, so the next start does not depend on the fallback.
-            schedulePersist()
+        for problem in store.unreadable {
+            logger.error("state store \(store.path): \(problem); the row is skipped", id: FleetMessageID.snapshotRejected.rawValue,
+                         metadata: ["path": store.path, "reason": "unreadable-row"])
         }
+        let saved = store.saved
+        guard !saved.devices.isEmpty || !saved.registry.entries.isEmpty || !saved.evictions.isEmpty else {
+            logger.info("no saved state in \(store.path); starting from the configuration")
+            return
+        }
+        machine.restore(saved)
+        logger.notice("restored \(saved.devices.count) device(s) and \(saved.registry.entries.count) identities from \(store.path)",
+                      id: FleetMessageID.snapshotRestored.rawValue, metadata: ["path": store.path])
+        // What the configuration changed (or skipped rows) is written at once, not at the next change.
+        schedulePersist()
     }
 
     func statusLine(_ counts: FleetStateMachine.Counts) -> String {

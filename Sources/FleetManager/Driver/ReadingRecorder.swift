@@ -35,7 +35,8 @@ public final class ReadingRecorder: Sendable {
                 return nil
             }
             logger.error("outbox \(error); moved aside to \(movedTo), starting a fresh outbox",
-                         metadata: ["path": path, "moved-to": movedTo, "reason": "outbox-moved-aside"])
+                         id: FleetMessageID.storeMovedAside.rawValue,
+                         metadata: ["path": path, "moved-to": movedTo, "reason": FleetStateStore.reason(error)])
             do {
                 return ReadingRecorder(outbox: try Outbox(path: path, configuration: configuration))
             } catch {

@@ -4,9 +4,10 @@ import Supervision
 import Glibc
 #endif
 
-/// Reads and writes the snapshot file atomically: write a temporary file, fsync it, keep the previous good
-/// copy as `<path>.prev`, rename the new one into place, fsync the directory. A corrupt or newer-version
-/// file is reported and the previous good copy is used; the bad file is moved aside, never silently wiped.
+/// The JSON state snapshot of a fleetd from before the SQLite store: read once, for the import into the store
+/// (`FleetStateStore.open`), and written only by StoreBench, for its side-by-side figures. It wrote atomically
+/// (temporary file, fsync, previous good copy as `<path>.prev`, rename, directory fsync); a corrupt or
+/// newer-version file is reported and the previous good copy used; the bad file is moved aside, never wiped.
 public struct SnapshotStore: Sendable {
     public let path: String
 

@@ -129,6 +129,20 @@ public final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
+    /// The column as text split at `separator` (an ASCII byte), empty parts skipped: lists stored as
+    /// space-separated text, read without building the whole text first.
+    public func textList(at index: Int32, separator: UInt8 = UInt8(ascii: " ")) -> [String] {
+        guard let bytes = sqlite3_column_text(raw, index) else { return [] }
+        let buffer = UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(raw, index)))
+        var parts: [String] = []
+        var start = 0
+        for i in 0...buffer.count where i == buffer.count || buffer[i] == separator {
+            if i > start { parts.append(String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<i]), as: UTF8.self)) }
+            start = i + 1
+        }
+        return parts
+    }
+
     /// The column as bytes (NULL and an empty blob are []).
     public func blob(at index: Int32) -> [UInt8] {
         // sqlite3_column_blob first, then sqlite3_column_bytes: the documented order that avoids a conversion.

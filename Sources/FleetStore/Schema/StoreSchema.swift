@@ -62,6 +62,48 @@ public enum StoreSchema {
             ) WITHOUT ROWID
             """,
         ]),
+        // The fleet's state in columns, one row per device, identity and eviction: a restore reads plain values
+        // (no JSON to decode), a change writes only its own rows, and `sqlite3` shows each field by name. A new
+        // field is a nullable column added by a later migration (`ALTER TABLE devices ADD COLUMN …`), so rows
+        // written before it read as NULL. Lists are space-separated: UUIDs and addresses contain no space.
+        Migration(version: 2, statements: [
+            """
+            CREATE TABLE devices (
+                id TEXT PRIMARY KEY NOT NULL,
+                name TEXT,
+                class TEXT NOT NULL,
+                subscribe TEXT NOT NULL,
+                read_on_connect TEXT NOT NULL,
+                wanted INTEGER NOT NULL CHECK (wanted IN (0, 1)),
+                configured INTEGER CHECK (configured IN (0, 1)),
+                last_addresses TEXT NOT NULL,
+                failures INTEGER NOT NULL CHECK (failures >= 0),
+                gave_up INTEGER NOT NULL CHECK (gave_up IN (0, 1)),
+                last_reason TEXT,
+                updated_wall_ns INTEGER NOT NULL
+            ) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE identities (
+                id TEXT PRIMARY KEY NOT NULL,
+                address_type TEXT CHECK (address_type IN ('public', 'random')),
+                display_name TEXT,
+                addresses TEXT NOT NULL,
+                first_seen_ns INTEGER NOT NULL,
+                last_seen_ns INTEGER NOT NULL,
+                updated_wall_ns INTEGER NOT NULL
+            ) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE evictions (
+                position INTEGER PRIMARY KEY,
+                victim TEXT NOT NULL,
+                admitted TEXT NOT NULL,
+                reason TEXT NOT NULL,
+                at_ns INTEGER NOT NULL
+            )
+            """,
+        ]),
     ]
 
     /// The version this build writes and understands.

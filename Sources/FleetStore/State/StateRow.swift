@@ -10,6 +10,8 @@ public struct StateKind: RawRepresentable, Hashable, Sendable, Comparable, Custo
     public static let backoff = StateKind("backoff")
     public static let eviction = StateKind("eviction")
     public static let bond = StateKind("bond")
+    /// The store's own bookkeeping (`StateStore.metadata(_:)`).
+    public static let metadata = StateKind("meta")
 
     public var description: String { rawValue }
     public static func < (a: StateKind, b: StateKind) -> Bool { a.rawValue < b.rawValue }

@@ -12,12 +12,21 @@ public final class StateStore: Sendable {
     private let connection: Mutex<Connection?>
 
     /// The connection and the statements prepared on it.
-    private final class Connection {
+    final class Connection {
         let database: SQLiteDatabase
         let upsert: SQLiteStatement
         let delete: SQLiteStatement
         let selectOne: SQLiteStatement
         var writes: Int64 = 0
+        /// Statements of the fleet tables, prepared at first use and kept.
+        var prepared: [String: SQLiteStatement] = [:]
+
+        func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+            if let known = prepared[sql] { return known }
+            let made = try database.prepare(sql, persistent: true)
+            prepared[sql] = made
+            return made
+        }
 
         init(database: SQLiteDatabase, upsert: SQLiteStatement, delete: SQLiteStatement, selectOne: SQLiteStatement) {
             self.database = database
@@ -66,7 +75,7 @@ public final class StateStore: Sendable {
     }
 
     /// Runs `body` on the open connection; a closed store refuses with SQLITE_MISUSE.
-    private func withConnection<T: Sendable>(_ operation: String, _ body: (Connection) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+    func withConnection<T: Sendable>(_ operation: String, _ body: (Connection) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
         try connection.withLock { (slot: inout Connection?) throws(SQLiteError) -> T in
             guard let open = slot else { throw SQLiteError.misuse("the state store at \(path) is closed", operation: operation) }
             return try body(open)
