@@ -33,6 +33,22 @@ struct StateStoreFleetTests {
         #expect(state.evictions == evictions)
     }
 
+    @Test("a bond's adapter and a needs-pairing reason are kept (schema 3), and read back as nil where never set")
+    func pairingColumns() throws {
+        let store = try StateStore(path: fixture.path)
+        var meter = DeviceRow(id: "addr-C0FFEE000001", policyClass: "critical", wanted: true, bondAdapter: "hci1",
+                              needsPairing: "stale bond on hci1")
+        try store.apply(FleetStateChange(devices: [meter, Self.bare], identities: [], evictions: []))
+        store.close()
+        let state = try StateStore(path: fixture.path).fleetState()
+        #expect(state.devices.first { $0.id == meter.id } == meter)
+        #expect(state.devices.first { $0.id == Self.bare.id }?.bondAdapter == nil)
+        meter.needsPairing = nil
+        let again = try StateStore(path: fixture.path)
+        try again.apply(FleetStateChange(devices: [meter], identities: [], evictions: []))
+        #expect(try again.fleetState().devices.first { $0.id == meter.id } == meter, "cleared once paired again")
+    }
+
     @Test("a save changes only its rows: an upsert replaces one device, a removal deletes one, evictions are rewritten whole")
     func incremental() throws {
         let store = try StateStore(path: fixture.path)

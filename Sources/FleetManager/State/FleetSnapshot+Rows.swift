@@ -9,7 +9,7 @@ extension FleetSnapshot.Device {
     var row: DeviceRow {
         DeviceRow(id: wanted.id.rawValue, name: wanted.name, policyClass: wanted.policyClass.rawValue, subscribe: wanted.subscribe,
                   readOnConnect: wanted.readOnConnect, wanted: isWanted, configured: configured, lastAddresses: lastAddresses,
-                  failures: failures, gaveUp: gaveUp, lastReason: lastReason)
+                  failures: failures, gaveUp: gaveUp, lastReason: lastReason, bondAdapter: bondAdapter, needsPairing: needsPairing)
     }
 
     init(row: DeviceRow) throws(StoredRowError) {
@@ -19,7 +19,7 @@ extension FleetSnapshot.Device {
         self.init(wanted: WantedDevice(id: DeviceID(row.id), name: row.name, policyClass: policyClass, subscribe: row.subscribe,
                                        readOnConnect: row.readOnConnect),
                   isWanted: row.wanted, configured: row.configured, lastAddresses: row.lastAddresses, failures: row.failures,
-                  gaveUp: row.gaveUp, lastReason: row.lastReason)
+                  gaveUp: row.gaveUp, lastReason: row.lastReason, bondAdapter: row.bondAdapter, needsPairing: row.needsPairing)
     }
 }
 

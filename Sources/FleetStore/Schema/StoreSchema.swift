@@ -104,6 +104,12 @@ public enum StoreSchema {
             )
             """,
         ]),
+        // Pairing: the adapter holding a device's bond (its keys live on that controller only) and why a device
+        // waits for `fleetctl pair`. NULL for rows written before.
+        Migration(version: 3, statements: [
+            "ALTER TABLE devices ADD COLUMN bond_adapter TEXT",
+            "ALTER TABLE devices ADD COLUMN needs_pairing TEXT",
+        ]),
     ]
 
     /// The version this build writes and understands.

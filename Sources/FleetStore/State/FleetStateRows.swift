@@ -18,10 +18,16 @@ public struct DeviceRow: Sendable, Equatable {
     public var failures: Int
     public var gaveUp: Bool
     public var lastReason: String?
+    /// The adapter (`hciN`) holding the device's bond; nil when none is known (schema 3).
+    public var bondAdapter: String?
+    /// Why the device waits for `fleetctl pair`; nil when it does not (schema 3).
+    public var needsPairing: String?
 
     public init(id: String, name: String? = nil, policyClass: String, subscribe: [String] = [], readOnConnect: [String] = [],
                 wanted: Bool, configured: Bool? = nil, lastAddresses: [String] = [], failures: Int = 0, gaveUp: Bool = false,
-                lastReason: String? = nil) {
+                lastReason: String? = nil, bondAdapter: String? = nil, needsPairing: String? = nil) {
+        self.bondAdapter = bondAdapter
+        self.needsPairing = needsPairing
         self.id = id
         self.name = name
         self.policyClass = policyClass

@@ -4,7 +4,7 @@ extension StateStore {
     /// `devices`' columns in the order the statements bind and read them. A new field is appended here, in
     /// `bind(_:to:)` and in `device(from:)`.
     static let deviceColumns = ["id", "name", "class", "subscribe", "read_on_connect", "wanted", "configured",
-                                "last_addresses", "failures", "gave_up", "last_reason", "updated_wall_ns"]
+                                "last_addresses", "failures", "gave_up", "last_reason", "updated_wall_ns", "bond_adapter", "needs_pairing"]
     static let identityColumns = ["id", "address_type", "display_name", "addresses", "first_seen_ns", "last_seen_ns", "updated_wall_ns"]
 
     static func upsertSQL(_ table: String, _ columns: [String]) -> String {
@@ -64,6 +64,7 @@ extension StateStore {
             .text(row.readOnConnect.joined(separator: " ")), .integer(row.wanted ? 1 : 0),
             row.configured.map { .integer($0 ? 1 : 0) } ?? .null, .text(row.lastAddresses.joined(separator: " ")),
             .integer(Int64(row.failures)), .integer(row.gaveUp ? 1 : 0), optional(row.lastReason), .integer(now),
+            optional(row.bondAdapter), optional(row.needsPairing),
         ])
     }
 
@@ -94,7 +95,7 @@ extension StateStore {
         DeviceRow(id: s.text(at: 0), name: optionalText(s, 1), policyClass: s.text(at: 2), subscribe: list(s, 3),
                   readOnConnect: list(s, 4), wanted: s.int64(at: 5) != 0, configured: s.isNull(at: 6) ? nil : s.int64(at: 6) != 0,
                   lastAddresses: list(s, 7), failures: Int(s.int64(at: 8)), gaveUp: s.int64(at: 9) != 0,
-                  lastReason: optionalText(s, 10))
+                  lastReason: optionalText(s, 10), bondAdapter: optionalText(s, 12), needsPairing: optionalText(s, 13))
     }
 
     static func optionalText(_ s: SQLiteStatement, _ index: Int32) -> String? { s.isNull(at: index) ? nil : s.text(at: index) }
