@@ -42,6 +42,8 @@ public struct FidelityDeviceObject: Sendable, Hashable {
     public var connected: Bool
     public var servicesResolved: Bool
     public var rssi: Int?
+    public var paired: Bool
+    public var bonded: Bool
 }
 
 extension FidelityBackend {
@@ -58,7 +60,8 @@ extension FidelityBackend {
                                         addressType: device["AddressType"]?.unwrapped.string ?? "?", serial: serial,
                                         connected: device["Connected"]?.unwrapped.bool ?? false,
                                         servicesResolved: device["ServicesResolved"]?.unwrapped.bool ?? false,
-                                        rssi: device["RSSI"]?.unwrapped.integer.map { Int($0) })
+                                        rssi: device["RSSI"]?.unwrapped.integer.map { Int($0) },
+                                        paired: device["Paired"]?.unwrapped.bool ?? false, bonded: device["Bonded"]?.unwrapped.bool ?? false)
         }.sorted { $0.path < $1.path }
     }
 
@@ -67,6 +70,11 @@ extension FidelityBackend {
         try await managedObjects().first { path, interfaces in
             path.hasPrefix(device + "/") && interfaces["org.bluez.GattCharacteristic1"]?["UUID"]?.unwrapped.string?.lowercased() == uuid
         }?.key
+    }
+
+    /// The `Notifying` property of a characteristic object (false when absent).
+    public func notifying(characteristic: String) async throws -> Bool {
+        try await managedObjects()[characteristic]?["org.bluez.GattCharacteristic1"]?["Notifying"]?.unwrapped.bool ?? false
     }
 
     /// ReadValue straight on BlueZ's object, at an offset (what fleetctl cannot ask for).

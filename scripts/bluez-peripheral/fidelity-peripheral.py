@@ -403,7 +403,8 @@ def main():
         words = line.split()
         if len(words) == 2 and words[0] == 'forget' and words[1] in adverts:
             try:
-                say('ok %s (removed %d)' % (line, forget(bus, words[1])))
+                say('forgot %s (removed %d)' % (words[1], forget(bus, words[1])))
+                say('ok ' + line)
             except dbus.exceptions.DBusException as e:
                 say('error %s: %s' % (line, e.get_dbus_name()))
             return
