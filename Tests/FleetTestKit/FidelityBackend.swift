@@ -29,6 +29,9 @@ public protocol FidelityBackend: AnyObject, Sendable {
     func changeAddress(_ peripheral: FidelityPeripheral) async throws
     /// A peripheral that started off the air begins to advertise.
     func putOnAir(_ peripheral: FidelityPeripheral) async throws
+    /// The peripheral forgets every bond it holds (a factory reset, or re-registered to a phone), and its
+    /// link, if any, is lost on the way (as the guest's peripheral does: RemoveDevice of the central).
+    func forgetBonds(_ peripheral: FidelityPeripheral) async throws
 }
 
 /// What BlueZ shows of one Device1 object under fleetd's adapter.

@@ -177,7 +177,8 @@ public final class FidelityBlueZBackend: FidelityBackend, @unchecked Sendable {
         if case .failure(let error) = result, error.name != "org.bluez.Error.DoesNotExist" { throw error }
     }
 
-    /// The peripheral forgets its bonds (the script's `forget hciN`: RemoveDevice of its paired objects).
+    /// The script's `forget hciN`: RemoveDevice of the peripheral adapter's paired objects, which deletes
+    /// its keys (device_remove_stored) and drops the link.
     public func forgetBonds(_ peripheral: FidelityPeripheral) async throws {
         try await command("forget hci\(peripheral.controller)")
     }

@@ -10,7 +10,7 @@ extension FidelityScenario {
 
     public static let all: [FidelityScenario] = [
         // restart-adoption last: its reconnect loop on btvirt has triggered a guest kernel fault (docs/bluez-fidelity.md)
-        serviceFilter, manufacturerIdentity, gattRoundTrip, linkDrop, pairingJustWorks, addressChange, poolEviction, restartAdoption,
+        serviceFilter, manufacturerIdentity, gattRoundTrip, linkDrop, pairingJustWorks, pairingStaleBond, addressChange, poolEviction, restartAdoption,
     ]
 
     public static func named(_ name: String) -> FidelityScenario? { all.first { $0.name == name } }
@@ -215,6 +215,33 @@ extension FidelityScenario {
         try check(!log.contains("pairing \(p1.id) failed"), "a pairing of \(p1.id) failed")
         let devices = try await run.fleet.devices()
         try check(devices[p1.id]?["bondAdapter"]?.stringValue == "hci0", "bondAdapter after the reconnect: \(devices[p1.id]?["bondAdapter"] ?? .null)")
+    }
+
+    /// p1 is paired (Just Works, before set-up) and ready; then it forgets its bond, as a reset meter does.
+    /// fleetd's reconnects on the old key fail authentication; after three in a row, `re-pair = auto` removes
+    /// the bond and pairs again, and the device is ready on a new bond on hci0.
+    static let pairingStaleBond = FidelityScenario(
+        name: "pairing-stale-bond", wanted: [p1],
+        peripheralSetup: FidelityPeripheralSetup(secured: [p1.label: .encrypt], agent: .init(capability: "NoInputNoOutput")),
+        configuration: wanting(p1, subscribe: "2a37 2a18", extra: "pairing = just-works required\nre-pair = auto\n")
+            + "[policy \"critical\"]\nbackoff-base = 200ms\nbackoff-floor = 100ms\nbackoff-cap = 1s\nrecovery-window = 200ms\n"
+    ) { run in
+        try await run.fleet.waitFor("\(p1.id) ready with its bond on hci0", timeout: run.deadline(30)) { devices in
+            devices[p1.id]?["state"]?.stringValue == "ready" && devices[p1.id]?["bondAdapter"]?.stringValue == "hci0"
+        }
+        try check(pairings(of: p1, in: run.fleet.log()) == 1, "\(pairings(of: p1, in: run.fleet.log())) pairings before set-up, expected 1")
+        try await run.backend.forgetBonds(p1)
+        try await waitUntil("fleetd to find the bond stale and pair again", timeout: run.deadline(60)) {
+            let log = run.fleet.log()
+            return log.contains("\(p1.id): its bond on hci0 is stale") && pairings(of: p1, in: log) >= 2
+        }
+        try await run.fleet.waitFor("\(p1.id) ready on a new bond on hci0", timeout: run.deadline(30)) { devices in
+            devices[p1.id]?["state"]?.stringValue == "ready" && devices[p1.id]?["bondAdapter"]?.stringValue == "hci0"
+        }
+        let log = run.fleet.log()
+        try check(log.contains("re-pair = auto: removing the bond and pairing again"), "no re-pair = auto line")
+        try check(pairings(of: p1, in: log) == 2, "\(pairings(of: p1, in: log)) pairings of \(p1.id), expected 2 (the first and the re-pair)")
+        try await checkSecuredAndArmed(run, when: "after the re-pair")
     }
 
     /// How many times fleetd started pairing `peripheral` (its `pairing … via hciN` lines).

@@ -66,6 +66,12 @@ public final class FidelitySimulatorBackend: FidelityBackend, @unchecked Sendabl
         _ = try await sim("RotateAddress", [.string(peripheral.label)])
     }
 
+    public func forgetBonds(_ peripheral: FidelityPeripheral) async throws {
+        // The guest's peripheral forgets by RemoveDevice of the central, which drops the link too.
+        _ = try await sim("ForgetBond", [.string(peripheral.label)])
+        _ = try await sim("DropLink", [.string(peripheral.label)])
+    }
+
     public func putOnAir(_ peripheral: FidelityPeripheral) async throws {
         _ = try await sim("AddDevice", [.string(peripheral.simulatorDevice(setup))])
     }
