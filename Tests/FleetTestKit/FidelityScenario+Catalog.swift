@@ -219,7 +219,9 @@ extension FidelityScenario {
 
     /// p1 is paired (Just Works, before set-up) and ready; then it forgets its bond, as a reset meter does.
     /// fleetd's reconnects on the old key fail authentication; after three in a row, `re-pair = auto` removes
-    /// the bond and pairs again, and the device is ready on a new bond on hci0.
+    /// the bond and pairs again, and the device is ready on a new bond on hci0. Simulator only for now:
+    /// scripts/test-bluez leaves it out, because in the guest the peripheral's forget faults the kernel
+    /// (docs/bluez-fidelity.md, Pairing).
     static let pairingStaleBond = FidelityScenario(
         name: "pairing-stale-bond", wanted: [p1],
         peripheralSetup: FidelityPeripheralSetup(secured: [p1.label: .encrypt], agent: .init(capability: "NoInputNoOutput")),
