@@ -30,7 +30,8 @@
 # and runs until SIGTERM. Reads commands from the FIFO named in $FIDELITY_PERIPHERAL_FIFO, one a line:
 #   advertise hciN on|off     register or unregister that adapter's advertisement
 #   forget hciN               the peripheral forgets its bonds: Adapter1.RemoveDevice of every paired device
-#                             on hciN (the central as that adapter sees it), which also drops the link
+#                             on hciN (the central as that adapter sees it), which also drops the link;
+#                             it prints "forgot hciN (removed N)" before its "ok"
 # Each command is answered on stdout with "ok <command>" or "error <command>: <reason>". SIGUSR1 does
 # `forget` on every peripheral adapter.
 import os
