@@ -69,7 +69,7 @@ case "sim": backends = linkUpOrders.map { FidelitySimulatorBackend(linkUpOrder: 
 case "bluez":
     do {
         let bluez = try FidelityBlueZBackend(script: script, keepLogs: keepLogs)
-        try await bluez.start()
+        try await bluez.start(scenarios.first?.peripheralSetup ?? .plain)
         backends = [bluez]
     } catch {
         fail("cannot set up the bluez backend: \(error)")

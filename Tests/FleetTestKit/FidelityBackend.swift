@@ -29,6 +29,9 @@ public protocol FidelityBackend: AnyObject, Sendable {
     func changeAddress(_ peripheral: FidelityPeripheral) async throws
     /// A peripheral that started off the air begins to advertise.
     func putOnAir(_ peripheral: FidelityPeripheral) async throws
+    /// The peripheral forgets every bond it holds (a factory reset, or re-registered to a phone), and its
+    /// link, if any, is lost on the way (as the guest's peripheral does: RemoveDevice of the central).
+    func forgetBonds(_ peripheral: FidelityPeripheral) async throws
 }
 
 /// What BlueZ shows of one Device1 object under fleetd's adapter.
@@ -42,6 +45,8 @@ public struct FidelityDeviceObject: Sendable, Hashable {
     public var connected: Bool
     public var servicesResolved: Bool
     public var rssi: Int?
+    public var paired: Bool
+    public var bonded: Bool
 }
 
 extension FidelityBackend {
@@ -58,7 +63,8 @@ extension FidelityBackend {
                                         addressType: device["AddressType"]?.unwrapped.string ?? "?", serial: serial,
                                         connected: device["Connected"]?.unwrapped.bool ?? false,
                                         servicesResolved: device["ServicesResolved"]?.unwrapped.bool ?? false,
-                                        rssi: device["RSSI"]?.unwrapped.integer.map { Int($0) })
+                                        rssi: device["RSSI"]?.unwrapped.integer.map { Int($0) },
+                                        paired: device["Paired"]?.unwrapped.bool ?? false, bonded: device["Bonded"]?.unwrapped.bool ?? false)
         }.sorted { $0.path < $1.path }
     }
 
@@ -67,6 +73,11 @@ extension FidelityBackend {
         try await managedObjects().first { path, interfaces in
             path.hasPrefix(device + "/") && interfaces["org.bluez.GattCharacteristic1"]?["UUID"]?.unwrapped.string?.lowercased() == uuid
         }?.key
+    }
+
+    /// The `Notifying` property of a characteristic object (false when absent).
+    public func notifying(characteristic: String) async throws -> Bool {
+        try await managedObjects()[characteristic]?["org.bluez.GattCharacteristic1"]?["Notifying"]?.unwrapped.bool ?? false
     }
 
     /// ReadValue straight on BlueZ's object, at an offset (what fleetctl cannot ask for).

@@ -15,9 +15,16 @@ public final class FidelityBlueZBackend: FidelityBackend, @unchecked Sendable {
     public let bus: DBusConnection
     public let fleetdBusAddress: String? = nil
     private let work: TemporaryDirectory
-    private let peripheralProcess: ChildProcess
+    private let script: String
+    private let environment: [String: String]
+    /// The peripheral script now running, the setup it was started with, and its generation (each start
+    /// writes to its own output files, so that one start's lines never answer the next's waits).
+    private var peripheralProcess: ChildProcess?
+    private var peripheralSetup = FidelityPeripheralSetup.plain
+    private var generation = 0
     private let fifo: String
-    private let peripheralOutput: String
+    private var peripheralOutput: String { work.path + "/peripheral-\(generation).out" }
+    private var peripheralErrors: String { work.path + "/peripheral-\(generation).err" }
     private var addresses: [String: String] = [:]
     private var publicAddresses: [String: String] = [:]
     /// Peripheral controllers currently in LE privacy (advertising from a resolvable private address).
@@ -28,14 +35,14 @@ public final class FidelityBlueZBackend: FidelityBackend, @unchecked Sendable {
     /// Where to copy fleetd's log of a failed scenario (the guest's own files vanish at power-off).
     private let keepLogs: String?
 
-    /// Starts the peripherals; `start()` then waits until they are registered. `script` is
-    /// fidelity-peripheral.py; `keepLogs` a host-visible directory for failure logs.
+    /// Prepares the peripherals; `start(_:)` runs them. `script` is fidelity-peripheral.py; `keepLogs` a
+    /// host-visible directory for failure logs.
     public init(script: String, keepLogs: String?) throws {
         self.keepLogs = keepLogs
+        self.script = script
         bus = try DBusConnection.system()
         work = try TemporaryDirectory(prefix: "fleet-fidelity")
         fifo = work.path + "/peripheral.fifo"
-        peripheralOutput = work.path + "/peripheral.out"
         guard mkfifo(fifo, 0o600) == 0 else { throw FidelityFailure("mkfifo \(fifo) failed") }
         let environment = ProcessInfo.processInfo.environment
         let listed = (environment["BLUEZ_VM_ADDRESSES"] ?? "").split(separator: " ").map(String.init)
@@ -49,23 +56,37 @@ public final class FidelityBlueZBackend: FidelityBackend, @unchecked Sendable {
         }
         var env = environment
         env["FIDELITY_PERIPHERAL_FIFO"] = fifo
-        peripheralProcess = try ChildProcess("/usr/bin/python3", ["-u", script] + FidelityPeripheral.all.map(\.peripheralArgument),
-                                             environment: env, stdout: peripheralOutput, stderr: work.path + "/peripheral.err")
+        self.environment = env
     }
 
-    /// Waits until every GATT application and advertisement is registered with bluetoothd.
-    public func start() async throws {
+    /// Starts the peripheral script with `setup` (the first scenario's) and waits until every GATT application
+    /// and advertisement is registered with bluetoothd.
+    public func start(_ setup: FidelityPeripheralSetup = .plain) async throws {
+        guard peripheralProcess == nil || setup != peripheralSetup else { return }
+        if let running = peripheralProcess {
+            // SIGTERM: the script leaves the bus, and bluetoothd unregisters its applications, advertisements
+            // and agent with it.
+            try running.kill(signal: SIGTERM)
+            guard try await offPool({ running.wait(timeout: .seconds(20)) }) != nil else {
+                throw FidelityFailure("the peripheral script did not exit within 20 s of SIGTERM")
+            }
+        }
+        generation += 1
+        peripheralSetup = setup
+        peripheralProcess = try ChildProcess("/usr/bin/python3",
+                                             ["-u", script] + setup.scriptArguments + FidelityPeripheral.all.map(\.peripheralArgument),
+                                             environment: environment, stdout: peripheralOutput, stderr: peripheralErrors)
         try await waitForOutput("fidelity-peripheral: ready", timeout: .seconds(90))
     }
 
-    deinit { try? peripheralProcess.kill(signal: SIGKILL) }
+    deinit { try? peripheralProcess?.kill(signal: SIGKILL) }
 
     private func output() -> String { (try? String(contentsOfFile: peripheralOutput, encoding: .utf8)) ?? "" }
 
     /// Waits for a line of the peripheral's stdout (it flushes every line); fails if the script exits.
     private func waitForOutput(_ line: String, timeout: Duration, occurrence: Int = 1) async throws {
-        let process = peripheralProcess
-        let path = peripheralOutput, errors = work.path + "/peripheral.err"
+        guard let process = peripheralProcess else { throw FidelityFailure("the peripheral script is not running") }
+        let path = peripheralOutput, errors = peripheralErrors
         try await offPool {
             let deadline = ContinuousClock.now + timeout
             while ContinuousClock.now < deadline {
@@ -84,10 +105,11 @@ public final class FidelityBlueZBackend: FidelityBackend, @unchecked Sendable {
 
     /// One command to the peripheral script, waited for until it answers `ok`.
     private func command(_ text: String) async throws {
+        // Counted before the command goes, so that a quick answer cannot be counted as an earlier one.
+        let seen = output().split(separator: "\n").filter { $0 == "ok \(text)" }.count
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: fifo))
         try handle.write(contentsOf: Data((text + "\n").utf8))
         try handle.close()
-        let seen = output().split(separator: "\n").filter { $0 == "ok \(text)" }.count
         try await waitForOutput("ok \(text)", timeout: .seconds(30), occurrence: seen + 1)
     }
 
@@ -101,6 +123,7 @@ public final class FidelityBlueZBackend: FidelityBackend, @unchecked Sendable {
 
     public func begin(_ scenario: FidelityScenario) async throws -> String {
         scenarioCount += 1
+        try await start(scenario.peripheralSetup)
         try await clearCentral()
         for peripheral in FidelityPeripheral.all where scenario.offAirAtStart.contains(peripheral.label) {
             try await command("advertise hci\(peripheral.controller) off")
@@ -117,6 +140,14 @@ public final class FidelityBlueZBackend: FidelityBackend, @unchecked Sendable {
             let target = keepLogs + "/\(scenarioCount)-\(scenario.name)-fleetd.log"
             try? FileManager.default.removeItem(atPath: target)
             try? FileManager.default.copyItem(atPath: directory + "/fleetd.log", toPath: target)
+            let peripheral = keepLogs + "/\(scenarioCount)-\(scenario.name)-peripheral.out"
+            try? FileManager.default.removeItem(atPath: peripheral)
+            try? FileManager.default.copyItem(atPath: peripheralOutput, toPath: peripheral)
+        }
+        // The peripheral side's keys go too (fleetd's go with clearCentral's RemoveDevice), so that the next
+        // scenario meets an unpaired peripheral.
+        for peripheral in FidelityPeripheral.all where scenario.peripheralSetup.mayBond(peripheral) {
+            try? await forgetBonds(peripheral)
         }
         for peripheral in FidelityPeripheral.all where scenario.offAirAtStart.contains(peripheral.label) {
             try? await command("advertise hci\(peripheral.controller) on")
@@ -144,6 +175,12 @@ public final class FidelityBlueZBackend: FidelityBackend, @unchecked Sendable {
             result = .failure(error)
         }
         if case .failure(let error) = result, error.name != "org.bluez.Error.DoesNotExist" { throw error }
+    }
+
+    /// The script's `forget hciN`: RemoveDevice of the peripheral adapter's paired objects, which deletes
+    /// its keys (device_remove_stored) and drops the link.
+    public func forgetBonds(_ peripheral: FidelityPeripheral) async throws {
+        try await command("forget hci\(peripheral.controller)")
     }
 
     public func address(of peripheral: FidelityPeripheral) async throws -> String {

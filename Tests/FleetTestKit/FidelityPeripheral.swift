@@ -31,9 +31,11 @@ public struct FidelityPeripheral: Sendable, Hashable {
     }
 
     /// The simulator's device line: same advertisement, same GATT, the 48-byte MTU the guest's bluetoothd
-    /// is configured to negotiate (scripts/bluez-peripheral/main.conf).
-    var simulatorDevice: String {
+    /// is configured to negotiate (scripts/bluez-peripheral/main.conf), and the scenario's security and
+    /// pairing capability.
+    func simulatorDevice(_ setup: FidelityPeripheralSetup) -> String {
         "device \(label) address=\(initialAddress) name=\(name) manufacturer=0xffff:\(serial) profile=\(kind.simulatorProfiles) interval=0.5 mtu=48"
+            + setup.simulatorKeys(self)
     }
 
     /// The peripheral script's argument for it.

@@ -16,6 +16,8 @@ public struct FidelityScenario: Sendable {
     public var centrals: [Int]
     /// Each adapter's pool (`[adapters] capacity`); nil keeps fleetd's default.
     public var capacity: Int?
+    /// What the peripherals' characteristics need and how their side answers pairing (`.plain`: nothing).
+    public var peripheralSetup: FidelityPeripheralSetup
     /// The configuration after the common part (adapters, identity rule).
     public var configuration: String
     public var steps: @Sendable (FidelityRun) async throws -> Void
@@ -24,12 +26,13 @@ public struct FidelityScenario: Sendable {
     public static let secondCentral = 5
 
     public init(name: String, wanted: [FidelityPeripheral], offAirAtStart: Set<String> = [], centrals: [Int] = [0],
-                capacity: Int? = nil, configuration: String, steps: @escaping @Sendable (FidelityRun) async throws -> Void) {
+                capacity: Int? = nil, peripheralSetup: FidelityPeripheralSetup = .plain, configuration: String, steps: @escaping @Sendable (FidelityRun) async throws -> Void) {
         self.name = name
         self.wanted = wanted
         self.offAirAtStart = offAirAtStart
         self.centrals = centrals
         self.capacity = capacity
+        self.peripheralSetup = peripheralSetup
         self.configuration = configuration
         self.steps = steps
     }
@@ -50,9 +53,10 @@ public struct FidelityScenario: Sendable {
         """ + configuration
     }
 
-    /// A `[device]` section wanting `peripheral`.
-    public static func wanting(_ peripheral: FidelityPeripheral, policyClass: String = "critical", subscribe: String? = "2a37") -> String {
-        "[device \"\(peripheral.id)\"]\nclass = \(policyClass)\n" + (subscribe.map { "subscribe = \($0)\n" } ?? "") + "\n"
+    /// A `[device]` section wanting `peripheral`; `extra` lines go into the section.
+    public static func wanting(_ peripheral: FidelityPeripheral, policyClass: String = "critical", subscribe: String? = "2a37",
+                               extra: String = "") -> String {
+        "[device \"\(peripheral.id)\"]\nclass = \(policyClass)\n" + (subscribe.map { "subscribe = \($0)\n" } ?? "") + extra + "\n"
     }
 }
 

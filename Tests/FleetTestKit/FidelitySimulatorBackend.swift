@@ -15,6 +15,8 @@ public final class FidelitySimulatorBackend: FidelityBackend, @unchecked Sendabl
     public let patience = 1
     public let linkUpOrder: LinkUpOrder
     private var harness: FleetHarness?
+    /// The running scenario's peripheral security, for peripherals it puts on the air later.
+    private var setup = FidelityPeripheralSetup.plain
 
     public init(linkUpOrder: LinkUpOrder = .signalled) {
         self.linkUpOrder = linkUpOrder
@@ -29,7 +31,8 @@ public final class FidelitySimulatorBackend: FidelityBackend, @unchecked Sendabl
     public var fleetdBusAddress: String? { harness?.bus.address }
 
     public func begin(_ scenario: FidelityScenario) async throws -> String {
-        let devices = FidelityPeripheral.all.filter { !scenario.offAirAtStart.contains($0.label) }.map(\.simulatorDevice)
+        setup = scenario.peripheralSetup
+        let devices = FidelityPeripheral.all.filter { !scenario.offAirAtStart.contains($0.label) }.map { $0.simulatorDevice(setup) }
         // Debian's bluetoothd runs with the compiled-in [GATT] Cache = always, which keeps a device's GATT
         // objects across a disconnect: the simulator is told to do the same.
         let made = try await FleetHarness(scenario: "adapters \(FidelityPeripheral.controllersNeeded)\n" + devices.joined(separator: "\n"), configuration: "",
@@ -63,7 +66,13 @@ public final class FidelitySimulatorBackend: FidelityBackend, @unchecked Sendabl
         _ = try await sim("RotateAddress", [.string(peripheral.label)])
     }
 
+    public func forgetBonds(_ peripheral: FidelityPeripheral) async throws {
+        // The guest's peripheral forgets by RemoveDevice of the central, which drops the link too.
+        _ = try await sim("ForgetBond", [.string(peripheral.label)])
+        _ = try await sim("DropLink", [.string(peripheral.label)])
+    }
+
     public func putOnAir(_ peripheral: FidelityPeripheral) async throws {
-        _ = try await sim("AddDevice", [.string(peripheral.simulatorDevice)])
+        _ = try await sim("AddDevice", [.string(peripheral.simulatorDevice(setup))])
     }
 }

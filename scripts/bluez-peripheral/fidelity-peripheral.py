@@ -30,7 +30,8 @@
 # and runs until SIGTERM. Reads commands from the FIFO named in $FIDELITY_PERIPHERAL_FIFO, one a line:
 #   advertise hciN on|off     register or unregister that adapter's advertisement
 #   forget hciN               the peripheral forgets its bonds: Adapter1.RemoveDevice of every paired device
-#                             on hciN (the central as that adapter sees it), which also drops the link
+#                             on hciN (the central as that adapter sees it), which also drops the link;
+#                             it prints "forgot hciN (removed N)" before its "ok"
 # Each command is answered on stdout with "ok <command>" or "error <command>: <reason>". SIGUSR1 does
 # `forget` on every peripheral adapter.
 import os
@@ -217,9 +218,14 @@ class Characteristic(dbus.service.Object):
     def GetAll(self, interface):
         return self.properties()[GATT_CHRC]
 
+    def allows(self, operation):
+        """Whether a flag grants `operation`, secured or not (`read` or `encrypt-read`, …): bluetoothd has
+        checked the link's security before it calls the application."""
+        return any(f == operation or f.endswith('-' + operation) for f in self.flags)
+
     @dbus.service.method(GATT_CHRC, in_signature='a{sv}', out_signature='ay')
     def ReadValue(self, options):
-        if 'read' not in self.flags:
+        if not self.allows('read'):
             raise NotPermitted('Read not permitted')
         offset = int(options.get('offset', 0))
         if offset > len(self.value):
@@ -228,13 +234,13 @@ class Characteristic(dbus.service.Object):
 
     @dbus.service.method(GATT_CHRC, in_signature='aya{sv}')
     def WriteValue(self, value, options):
-        if 'write' not in self.flags and 'write-without-response' not in self.flags:
+        if not self.allows('write') and 'write-without-response' not in self.flags:
             raise NotPermitted('Write not permitted')
         offset = int(options.get('offset', 0))
         self.value = self.value[:offset] + [int(b) for b in value]
         # A control point answers on its indication, as the simulator's does: RACP response code 0x06,
         # operand, request opcode, success.
-        if self.notifying and 'indicate' in self.flags:
+        if self.notifying and self.allows('indicate'):
             self.emit([0x06, 0x00, self.value[0] if self.value else 0, 0x01])
 
     @dbus.service.method(GATT_CHRC)
@@ -403,7 +409,8 @@ def main():
         words = line.split()
         if len(words) == 2 and words[0] == 'forget' and words[1] in adverts:
             try:
-                say('ok %s (removed %d)' % (line, forget(bus, words[1])))
+                say('forgot %s (removed %d)' % (words[1], forget(bus, words[1])))
+                say('ok ' + line)
             except dbus.exceptions.DBusException as e:
                 say('error %s: %s' % (line, e.get_dbus_name()))
             return
