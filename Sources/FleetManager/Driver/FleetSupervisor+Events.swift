@@ -5,6 +5,7 @@ import Supervision
 extension FleetSupervisor {
     func handle(_ event: BlueZEvent) async {
         guard !stopping else { return }
+        metrics.handled(bluezEvents: 1)
         if case .malformed(let what) = event {
             logger.warning("malformed BlueZ signal: \(what)", id: FleetMessageID.malformedReply.rawValue, metadata: ["reason": "malformed-signal"])
             return
