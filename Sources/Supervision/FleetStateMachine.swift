@@ -45,6 +45,8 @@ public struct FleetStateMachine: Sendable {
     /// While BlueZ's whole tree is being read, no connect starts: every existing link must be adopted first,
     /// or a device with several addresses could be connected anew beside the link it already has.
     var reconciling = false
+    /// Set while the driver applies a batch of events: admission runs once at its end (`resumeAdmission`).
+    var admissionDeferred = false
 
     public init(settings: Settings, rules: [IdentityRule], wanted: [WantedDevice], registry: IdentityRegistry = IdentityRegistry(),
                 seed: UInt64) throws(IdentityError) {

@@ -61,7 +61,7 @@ public struct BlueZTree: Sendable {
                 return adapter.powered == wasPowered ? [] : [.tree(.adapterPowered(adapter.id, adapter.powered))]
             case BlueZName.device:
                 let resolved = changed["ServicesResolved"]?.bool == true
-                let news = !Set(changed.keys).subtracting(DeviceObject.linkProperties).isEmpty || !invalidated.isEmpty
+                let news = changed.keys.contains { !DeviceObject.linkProperties.contains($0) } || !invalidated.isEmpty
                 return update(device: path, news: news, linkEvidence: resolved) { device, problems in
                     device.apply(changed, invalidated: invalidated, problems: &problems)
                 }.map(Change.tree)

@@ -3,9 +3,32 @@ import Supervision
 
 /// BlueZ events in, through the tree copy and the state machine.
 extension FleetSupervisor {
+    /// One read turn's worth of events: one actor hop for the lot, and admission (a scan of the fleet) once at
+    /// its end rather than after each event. A re-read of the tree suspends the actor, so admission is not
+    /// held across it.
+    func handle(_ batch: [BlueZEvent]) async {
+        guard !stopping else { return }
+        metrics.handled(bluezEvents: batch.count)
+        machine.deferAdmission()
+        for event in batch {
+            if case .serviceAppeared = event {
+                admit()
+                await handle(event)
+                machine.deferAdmission()
+            } else {
+                await handle(event)
+            }
+        }
+        admit()
+    }
+
+    private func admit() {
+        let actions = machine.resumeAdmission(now: now())
+        if !stopping { perform(actions) }
+    }
+
     func handle(_ event: BlueZEvent) async {
         guard !stopping else { return }
-        metrics.handled(bluezEvents: 1)
         if case .malformed(let what) = event {
             logger.warning("malformed BlueZ signal: \(what)", id: FleetMessageID.malformedReply.rawValue, metadata: ["reason": "malformed-signal"])
             return

@@ -86,7 +86,7 @@ public actor FleetSupervisor {
     /// follows BlueZ's events until `stop()`.
     public func start() async throws(BlueZError) {
         restoreSnapshot()
-        let events = try await client.events()
+        let events = try await client.eventBatches()
         do {
             try await reconcile()
         } catch where Self.meansBlueZAbsent(error) {
@@ -107,9 +107,9 @@ public actor FleetSupervisor {
         logger.notice("fleetd is ready: \(statusLine(counts))", id: FleetMessageID.started.rawValue,
                       metadata: ["wanted": String(counts.wanted), "ready": String(counts.ready)])
         eventTask = Task { [weak self] in
-            for await event in events {
+            for await batch in events {
                 guard let self else { return }
-                await self.handle(event)
+                await self.handle(batch)
             }
             await self?.eventsEnded()
         }

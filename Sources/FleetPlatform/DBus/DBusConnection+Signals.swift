@@ -29,7 +29,7 @@ extension DBusConnection {
     }
 
     /// Tracks the unique owner of a well-known name, so that signals from a restarted service still match.
-    private func follow(name: String) async throws(DBusError) {
+    func follow(name: String) async throws(DBusError) {
         let already = state.withLock { $0.nameOwners[name] != nil }
         guard !already else { return }
         let watch = DBusMatchRule(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
@@ -64,20 +64,31 @@ extension DBusConnection {
 
     /// Runs on the I/O thread: updates followed owners, then yields to every matching subscriber.
     func deliver(signal message: DBusMessage) {
-        let targets = state.withLock { state -> [AsyncStream<DBusMessage>.Continuation] in
+        let targets = state.withLock { state -> [Subscription.Sink] in
             if message.member == "NameOwnerChanged", message.interface == "org.freedesktop.DBus",
                message.sender == "org.freedesktop.DBus", message.body.count == 3,
                case .string(let name) = message.body[0], case .string(let newOwner) = message.body[2],
                state.nameOwners[name] != nil {
                 state.nameOwners[name] = newOwner
             }
-            var out: [AsyncStream<DBusMessage>.Continuation] = []
+            var out: [Subscription.Sink] = []
             for subscription in state.subscriptions.values {
                 let owner = subscription.rule.sender.flatMap { state.nameOwners[$0] }
-                if subscription.rule.matches(message, owner: owner) { out.append(subscription.continuation) }
+                guard subscription.rule.matches(message, owner: owner) else { continue }
+                if case .batches(let batcher) = subscription.sink {
+                    // One subscriber with several rules takes a signal once, however many of its rules match.
+                    if out.contains(where: { if case .batches(let other) = $0 { other === batcher } else { false } }) { continue }
+                    state.batchesPending = true
+                }
+                out.append(subscription.sink)
             }
             return out
         }
-        for target in targets { target.yield(message) }
+        for target in targets {
+            switch target {
+            case .each(let continuation): continuation.yield(message)
+            case .batches(let batcher): batcher.offer(message)
+            }
+        }
     }
 }

@@ -10,6 +10,8 @@ struct ConnectionState {
     /// Current unique owner of each well-known name a subscription follows.
     var nameOwners: [String: String] = [:]
     var methodCallHandler: (@Sendable (DBusMessage) -> Void)?
+    /// A batch subscriber was offered a signal in this read turn.
+    var batchesPending = false
     var closing = false
     var closed = false
 }
@@ -37,5 +39,28 @@ struct PendingCall {
 /// One signal subscriber.
 struct Subscription {
     let rule: DBusMatchRule
-    let continuation: AsyncStream<DBusMessage>.Continuation
+    let sink: Sink
+
+    /// Where matched signals go: one stream element each, or into a batch handed over per read turn.
+    enum Sink {
+        case each(AsyncStream<DBusMessage>.Continuation)
+        case batches(any SignalBatchSink)
+    }
+
+    init(rule: DBusMatchRule, continuation: AsyncStream<DBusMessage>.Continuation) {
+        self.rule = rule
+        sink = .each(continuation)
+    }
+
+    init(rule: DBusMatchRule, sink: Sink) {
+        self.rule = rule
+        self.sink = sink
+    }
+
+    func finish() {
+        switch sink {
+        case .each(let continuation): continuation.finish()
+        case .batches(let batcher): batcher.finish()
+        }
+    }
 }

@@ -24,6 +24,8 @@ public final class DBusConnection: @unchecked Sendable {
     /// The connection's unique bus name, e.g. `:1.42`.
     public let uniqueName: String
     private let signalQueue: Bool
+    /// Messages the filter has seen; read and written only on the I/O thread.
+    private var dispatched = 0
 
     /// Connects to the bus at `address` (a D-Bus address such as `unix:path=/run/dbus/system_bus_socket`).
     public init(address: String) throws(DBusError) {
@@ -227,8 +229,7 @@ public final class DBusConnection: @unchecked Sendable {
             let closing = state.withLock { $0.closing }
             if closing || dbus_connection_get_is_connected(raw) == 0 { break }
             flushOutgoing()
-            _ = dbus_connection_read_write(raw, 0)
-            while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
+            readTurn()
             flushOutgoing()
             expireCalls()
             var fds = [
@@ -247,6 +248,21 @@ public final class DBusConnection: @unchecked Sendable {
             if fds[1].revents != 0 { wakeup.drain() }
         }
         shutDown(failure: failure)
+    }
+
+    /// Reads and dispatches what the socket has, then hands batch subscribers what matched. libdbus reads at
+    /// most 2 KiB per read, a dozen signals; while more keep arriving the turn reads on (bounded), so that a
+    /// flood is handed over in batches of hundreds rather than one wake-up per dozen.
+    private func readTurn() {
+        var reads = 0
+        repeat {
+            let before = dispatched
+            _ = dbus_connection_read_write(raw, 0)
+            while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
+            reads += 1
+            if dispatched == before { break }
+        } while reads < 32
+        flushSignalBatches()
     }
 
     private func flushOutgoing() {
@@ -300,13 +316,14 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     private func shutDown(failure: DBusError?) {
-        let (pending, outgoing, streams) = state.withLock { state -> ([PendingCall], [Outgoing], [AsyncStream<DBusMessage>.Continuation]) in
+        flushSignalBatches()
+        let (pending, outgoing, streams) = state.withLock { state -> ([PendingCall], [Outgoing], [Subscription]) in
             state.closed = true
             let pending = Array(state.pending.values)
             state.pending.removeAll()
             let outgoing = state.outgoing
             state.outgoing.removeAll()
-            let streams = state.subscriptions.values.map(\.continuation)
+            let streams = Array(state.subscriptions.values)
             state.subscriptions.removeAll()
             state.methodCallHandler = nil
             return (pending, outgoing, streams)
@@ -325,6 +342,7 @@ public final class DBusConnection: @unchecked Sendable {
 
     /// Called on the I/O thread for every incoming message.
     fileprivate func handle(_ pointer: OpaquePointer) -> Bool {
+        dispatched &+= 1
         let message: DBusMessage
         do {
             message = try DBusMessagePointer.decodeBorrowed(pointer)
