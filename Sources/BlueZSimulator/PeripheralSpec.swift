@@ -25,6 +25,9 @@ public struct PeripheralSpec: Sendable, Hashable {
     public var mtu: UInt16
     /// IO capability, passkey and what its characteristics require (defaults: none of it).
     public var security = PeripheralSecurity()
+    /// The only adapter (index) in radio range; nil: every adapter hears it. Large benchmark fleets spread
+    /// over rooms use it, so 10 000 devices are 10 000 Device1 objects rather than one per adapter each.
+    public var heardBy: Int?
 
     public init(label: String? = nil, address: BluetoothAddress, addressType: AddressType = .public, name: String? = nil,
                 manufacturerData: [UInt16: [UInt8]] = [:], serviceData: [String: [UInt8]] = [:], uuids: [String] = [],

@@ -97,6 +97,11 @@ extension Scenario {
             case "rssi": spec.rssi = try int16(value, line: line)
             case "jitter": spec.rssiJitter = max(0, try int16(value, line: line))
             case "interval": spec.advertisingInterval = try seconds(value, line: line)
+            case "heard-by":
+                guard value.hasPrefix("hci"), let index = Int(value.dropFirst(3)), index >= 0 else {
+                    throw ScenarioError(.badValue, line: line, "heard-by must name an adapter like hci0, got '\(value)'")
+                }
+                spec.heardBy = index
             case "rotate": spec.rotationInterval = try seconds(value, line: line)
             case "connectable":
                 guard value == "yes" || value == "no" else { throw ScenarioError(.badValue, line: line, "connectable must be yes or no") }

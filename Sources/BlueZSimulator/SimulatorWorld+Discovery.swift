@@ -49,7 +49,8 @@ extension SimulatorWorld {
         let jitter = peripheral.spec.rssiJitter
         let rssi = peripheral.spec.rssi &+ (jitter > 0 ? Int16.random(in: -jitter...jitter, using: &random) : 0)
         for a in adapters.indices
-        where adapters[a].discovering && !adapters[a].scanPausedForConnect(now: now, timeout: configuration.leConnectionTimeout) {
+        where (peripheral.spec.heardBy ?? a) == a && adapters[a].discovering
+            && !adapters[a].scanPausedForConnect(now: now, timeout: configuration.leConnectionTimeout) {
             report(adapter: a, peripheral: id, rssi: rssi, effects: &effects)
         }
     }

@@ -5,7 +5,7 @@ import Policy
 extension FleetStateMachine {
     /// Starts every connect that may start now.
     mutating func pump(now: Duration) -> [FleetAction] {
-        guard !reconciling else { return [] }
+        guard !reconciling, !admissionDeferred else { return [] }
         // One pass over the fleet: who may connect, and which adapters wait for an eviction's disconnect.
         // This runs after every event, so in the steady state (nobody waiting) it must cost one scan only.
         var waiting: [FleetDevice] = []
@@ -13,12 +13,19 @@ extension FleetStateMachine {
         // Devices admitted by an eviction whose disconnect is under way wait for that disconnect, instead of
         // evicting a second victim elsewhere; once the link is down they compete for the freed slot as usual.
         var makingRoom = Set<DeviceID>()
-        for device in devices.values {
-            if device.isWanted && device.phase == .discovered && !device.sightings.isEmpty {
-                waiting.append(device)
-            } else if case .evicted = device.phase, let path = device.linkPath, device.sightings[path] != nil {
-                busy.insert(path.adapter)
-                if let admitted = device.evictedFor { makingRoom.insert(admitted) }
+        // Fields are read in place through the index: `for device in devices.values` copied every (1 KiB)
+        // FleetDevice out of the table, a megabyte moved per event for 1 000 devices (issue 18's profile).
+        for index in devices.values.indices {
+            switch devices.values[index].phase {
+            case .discovered:
+                if devices.values[index].isWanted && !devices.values[index].sightings.isEmpty { waiting.append(devices.values[index]) }
+            case .evicted:
+                if let path = devices.values[index].linkPath, devices.values[index].sightings[path] != nil {
+                    busy.insert(path.adapter)
+                    if let admitted = devices.values[index].evictedFor { makingRoom.insert(admitted) }
+                }
+            default:
+                break
             }
         }
         guard !waiting.isEmpty else { return [] }

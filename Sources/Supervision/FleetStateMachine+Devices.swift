@@ -7,6 +7,9 @@ extension FleetStateMachine {
     /// A Device1 object appeared (in the link state it has), or what it advertises changed (`link` nil).
     mutating func deviceSeen(_ report: DeviceReport, link: LinkState?, now: Duration) -> [FleetAction] {
         guard adapters[report.adapter] != nil || uses(report.adapter) else { return [] }
+        if link == nil, let (id, wasLink) = refreshSightingInPlace(report, now: now) {
+            return settle(id, path: report.path, wasLink: wasLink, rssi: report.rssi, now: now)
+        }
         var actions: [FleetAction] = []
         let id: DeviceID
         if let known = owners[report.path] {
@@ -181,7 +184,7 @@ extension FleetStateMachine {
 
     /// Keeps one link per identity: a connected stale twin is disconnected (once).
     mutating func dropTwins(id: DeviceID, now: Duration) -> [FleetAction] {
-        guard var device = devices[id] else { return [] }
+        guard !hasNoTwins(id), var device = devices[id] else { return [] }
         device.twinDisconnects = device.twinDisconnects.filter { device.sightings[$0]?.connected == true }
         var stale: [Sighting] = []
         if let link = device.linkPath, device.sightings[link]?.connected == true {

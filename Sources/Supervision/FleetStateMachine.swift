@@ -56,6 +56,8 @@ public struct FleetStateMachine: Sendable {
     var reconciling = false
     /// How each configured device pairs (`configurePairing`); a device not listed never pairs.
     public internal(set) var pairing: [DeviceID: DevicePairing] = [:]
+    /// Set while the driver applies a batch of events: admission runs once at its end (`resumeAdmission`).
+    var admissionDeferred = false
 
     public init(settings: Settings, rules: [IdentityRule], wanted: [WantedDevice], registry: IdentityRegistry = IdentityRegistry(),
                 seed: UInt64) throws(IdentityError) {

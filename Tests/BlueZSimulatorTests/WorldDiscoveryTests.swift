@@ -25,6 +25,18 @@ import Testing
         #expect(props["AddressType"] == .string("public"))
     }
 
+    @Test func heardByPutsADeviceInRangeOfOneAdapterOnly() throws {
+        var world = SimulatorWorld(configuration: WorldConfiguration(adapters: 2))
+        try world.addPeripheral(Scenario.parseDeviceDefinition("tag address=D0:00:00:00:00:41 heard-by=hci1"))
+        try world.addPeripheral(Scenario.parseDeviceDefinition("strap address=D0:00:00:00:00:42"))
+        _ = try world.startDiscovery(adapter: 0, sender: ":1.9")
+        _ = try world.startDiscovery(adapter: 1, sender: ":1.9")
+        let effects = world.advance(to: .seconds(3))
+        #expect(Set(effects.addedPaths) == ["/org/bluez/hci1/dev_D0_00_00_00_00_41", "/org/bluez/hci0/dev_D0_00_00_00_00_42",
+                                            "/org/bluez/hci1/dev_D0_00_00_00_00_42"])
+        #expect(throws: ScenarioError.self) { try Scenario.parseDeviceDefinition("tag address=D0:00:00:00:00:41 heard-by=1") }
+    }
+
     @Test func uuidFilterHidesNonMatchingDevices() throws {
         var world = SimulatorWorld(configuration: WorldConfiguration())
         try world.addPeripheral(Fixture.strapSpec())

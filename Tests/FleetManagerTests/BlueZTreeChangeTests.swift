@@ -43,6 +43,24 @@ import Testing
         #expect(link == .resolved)
     }
 
+    @Test func aDeviceGoesWithItsOwnCharacteristicsOnly() {
+        var tree = tree()
+        let other = "/org/bluez/hci0/dev_40_11_22_33_02_60"
+        tree.apply(.interfacesAdded(path: other, interfaces: ["org.bluez.Device1": [
+            "Address": .string("40:11:22:33:02:60"), "AddressType": .string("random"), "Adapter": .objectPath(adapterPath),
+        ]]))
+        for (device, n) in [(devicePath, 1), (devicePath, 2), (other, 1)] {
+            tree.apply(.interfacesAdded(path: "\(device)/service000a/char000\(n)", interfaces: ["org.bluez.GattCharacteristic1": [
+                "UUID": .string("00002a3\(n)-0000-1000-8000-00805f9b34fb")]]))
+        }
+        #expect(tree.characteristics(of: path).map(\.path).sorted() == ["\(devicePath)/service000a/char0001", "\(devicePath)/service000a/char0002"])
+        tree.apply(.interfacesRemoved(path: "\(devicePath)/service000a/char0002", interfaces: ["org.bluez.GattCharacteristic1"]))
+        #expect(tree.characteristics(of: path).map(\.path) == ["\(devicePath)/service000a/char0001"])
+        tree.apply(.interfacesRemoved(path: devicePath, interfaces: ["org.bluez.Device1"]))
+        #expect(tree.characteristics(of: path).isEmpty)
+        #expect(tree.characteristics.keys.sorted() == ["\(other)/service000a/char0001"])
+    }
+
     @Test func anAdvertIsAnUpdateAndNothingElse() {
         var tree = tree()
         let changes = changed(&tree, ["RSSI": .int16(-48)])

@@ -183,6 +183,65 @@ struct DBusRoundTripTests {
         #expect(expected == 10_000)
     }
 
+    @Test("10 000 signals in batches: each once, in order, transformed on the way, no empty batch")
+    func signalBatches() async throws {
+        // Two rules of one subscriber that both match Tick: each signal still arrives once.
+        let rules = [DBusMatchRule(sender: "io.fleetd.Test", interface: "io.fleetd.Test.Echo", member: "Tick"),
+                     DBusMatchRule(sender: "io.fleetd.Test", member: "Tick")]
+        let stream = try await client.signalBatches(matching: rules) { signal -> UInt32? in
+            guard case .uint32(let i)? = signal.body.first else { return nil }
+            // Odd ticks are dropped by the transform.
+            return i % 2 == 0 ? i : nil
+        }
+        _ = try await call("Burst", [.uint32(10_000)], timeout: .seconds(30))
+        var expected: UInt32 = 0
+        var batches = 0
+        outer: for await batch in stream.batches {
+            batches += 1
+            #expect(!batch.isEmpty)
+            for i in batch {
+                #expect(i == expected)
+                expected += 2
+                if expected == 10_000 { break outer }
+            }
+        }
+        #expect(expected == 10_000)
+        #expect(batches > 0)
+    }
+
+    @Test("a batch stream finishes when the connection closes")
+    func signalBatchesFinish() async throws {
+        let own = try DBusConnection(address: bus.address)
+        let stream = try await own.signalBatches(matching: [DBusMatchRule(sender: "io.fleetd.Test", member: "Tick")]) { $0.member }
+        own.close()
+        var received = 0
+        for await batch in stream.batches { received += batch.count }
+        #expect(received == 0)
+    }
+
+    /// The soak's arrival-order fix (below) carried through batches (issue 18): a reply's caller reads how far
+    /// the batches have got and waits for that element; the transform's dropped signals are never the mark.
+    @Test("batched signals sent before a reply arrived before it, and the mark read after it names the last one kept")
+    func signalBatchesArrivalMark() async throws {
+        let stream = try await client.signalBatches(matching: [DBusMatchRule(sender: "io.fleetd.Test", interface: "io.fleetd.Test.Echo",
+                                                                             member: "Tick")]) { signal -> (tick: UInt32, arrival: UInt64)? in
+            guard case .uint32(let i)? = signal.body.first, i % 2 == 0 else { return nil }
+            return (i, signal.arrival)
+        }
+        let reply = try await call("Burst", [.uint32(52)])
+        let mark = stream.lastDelivered
+        #expect(mark > 0 && mark < reply.arrival)
+        var marked: UInt32?
+        outer: for await batch in stream.batches {
+            for element in batch {
+                #expect(element.arrival < reply.arrival)
+                if element.arrival == mark { marked = element.tick }
+                if element.tick == 50 { break outer }
+            }
+        }
+        #expect(marked == 50, "the mark is the last tick kept, 50 (51, the last sent, was dropped), got \(String(describing: marked))")
+    }
+
     @Test("Properties and ObjectManager are served and changes are signalled")
     func propertiesAndObjectManager() async throws {
         let changes = try await client.signals(matching: .propertiesChanged(sender: "io.fleetd.Test"))

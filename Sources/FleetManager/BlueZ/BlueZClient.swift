@@ -16,30 +16,24 @@ public final class BlueZClient: Sendable {
 
     // MARK: Object tree
 
-    /// Every signal from bluetoothd, and bluetoothd leaving and reappearing on the bus, in one stream in arrival
-    /// order (one subscription, so object changes, property changes and the name's owner never overtake each
-    /// other). Each message comes out with its arrival number, also those that are no event, so that a reader
-    /// can tell how far it has got (`BlueZEvents.lastDelivered`).
+    /// Every signal from bluetoothd, and bluetoothd leaving and reappearing on the bus, in arrival order (one
+    /// subscription, so object changes, property changes and the name's owner never overtake each other), in
+    /// batches: each element is what one read turn of the D-Bus thread brought, already classified there, so a
+    /// flood costs one hand-off per batch rather than two per signal (issue 18). Each event carries its
+    /// arrival number, so that a reader can tell how far it has got (`BlueZEvents.lastDelivered`).
     public func events() async throws(BlueZError) -> BlueZEvents {
-        let subscription: SignalSubscription
+        let rules = [
+            DBusMatchRule(sender: BlueZName.service),
+            DBusMatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged", arg0: BlueZName.service),
+        ]
         do {
-            subscription = try await bus.subscribe(matching: [
-                DBusMatchRule(sender: BlueZName.service),
-                DBusMatchRule(sender: "org.freedesktop.DBus", interface: "org.freedesktop.DBus", member: "NameOwnerChanged",
-                              arg0: BlueZName.service),
-            ])
+            let batches = try await bus.signalBatches(matching: rules) { message in
+                BlueZEvent.from(message).map { BlueZSignal(event: $0, arrival: message.arrival) }
+            }
+            return BlueZEvents(batches: batches)
         } catch {
             throw BlueZError(error, operation: "subscribe", path: "/")
         }
-        let (stream, continuation) = AsyncStream<BlueZSignal>.makeStream()
-        let task = Task {
-            for await message in subscription.messages {
-                continuation.yield(BlueZSignal(event: BlueZEvent.from(message), arrival: message.arrival))
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return BlueZEvents(signals: stream, subscription: subscription)
     }
 
     /// GetManagedObjects, read into typed adapters, devices and characteristics.

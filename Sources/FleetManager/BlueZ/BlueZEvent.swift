@@ -45,20 +45,29 @@ public enum BlueZEvent: Sendable {
     }
 }
 
-/// One message of the stream `BlueZClient.events()` returns: the event it carries (nil for a signal fleetd does
-/// not follow) and its arrival number on the connection.
+/// One event of the stream `BlueZClient.events()` returns, with its message's arrival number on the connection.
 public struct BlueZSignal: Sendable {
-    public var event: BlueZEvent?
+    public var event: BlueZEvent
     public var arrival: UInt64
+
+    public init(event: BlueZEvent, arrival: UInt64) {
+        self.event = event
+        self.arrival = arrival
+    }
 }
 
-/// bluetoothd's signals in arrival order, and how far the connection has delivered into them.
+/// bluetoothd's events in arrival order, one batch per read turn, and how far the connection has delivered into them.
 public struct BlueZEvents: Sendable {
-    public let signals: AsyncStream<BlueZSignal>
-    let subscription: SignalSubscription
+    let signals: SignalBatches<BlueZSignal>
 
-    /// The arrival of the last signal delivered to `signals`. Read after a reply resumed its caller, it bounds
-    /// every signal bluetoothd sent before that reply: once the reader has taken the signal with this arrival,
+    init(batches: SignalBatches<BlueZSignal>) {
+        signals = batches
+    }
+
+    public var batches: AsyncStream<[BlueZSignal]> { signals.batches }
+
+    /// The arrival of the last event delivered to `batches`. Read after a reply resumed its caller, it bounds
+    /// every signal bluetoothd sent before that reply: once the reader has taken the event with this arrival,
     /// the reply may be acted on without overtaking them.
-    public var lastDelivered: UInt64 { subscription.lastDelivered }
+    public var lastDelivered: UInt64 { signals.lastDelivered }
 }

@@ -7,7 +7,10 @@ import Supervision
 public struct BlueZTree: Sendable {
     public var adapters: [String: AdapterObject] = [:]
     public var devices: [String: DeviceObject] = [:]
-    public var characteristics: [String: CharacteristicObject] = [:]
+    public private(set) var characteristics: [String: CharacteristicObject] = [:]
+    /// Device path → its characteristics' paths, so that a device's removal and `characteristics(of:)` cost what
+    /// the device has, not a scan of every characteristic in the tree (issue 18).
+    private var characteristicPaths: [String: Set<String>] = [:]
     /// Problems found since the caller last drained them.
     public var problems: [MalformedProperty] = []
     /// The arrival of the GetManagedObjects reply this tree was read from (0: built from signals alone).
@@ -57,13 +60,16 @@ public struct BlueZTree: Sendable {
             if let props = interfaces[BlueZName.characteristic],
                let characteristic = CharacteristicObject.read(path: path, props, problems: &problems) {
                 characteristics[path] = characteristic
+                characteristicPaths[characteristic.device, default: []].insert(path)
             }
             return out
         case .interfacesRemoved(let path, let interfaces):
             var out: [Change] = []
-            if interfaces.contains(BlueZName.characteristic) { characteristics.removeValue(forKey: path) }
+            if interfaces.contains(BlueZName.characteristic), let characteristic = characteristics.removeValue(forKey: path) {
+                characteristicPaths[characteristic.device]?.remove(path)
+            }
             if interfaces.contains(BlueZName.device), let device = devices.removeValue(forKey: path) {
-                characteristics = characteristics.filter { $0.value.device != path }
+                for child in characteristicPaths.removeValue(forKey: path) ?? [] { characteristics.removeValue(forKey: child) }
                 out.append(.tree(.deviceRemoved(device.devicePath)))
             }
             if interfaces.contains(BlueZName.adapter), let adapter = adapters.removeValue(forKey: path) {
@@ -80,7 +86,7 @@ public struct BlueZTree: Sendable {
                 return adapter.powered == wasPowered ? [] : [.tree(.adapterPowered(adapter.id, adapter.powered))]
             case BlueZName.device:
                 let resolved = changed["ServicesResolved"]?.bool == true
-                let news = !Set(changed.keys).subtracting(DeviceObject.linkProperties).isEmpty || !invalidated.isEmpty
+                let news = changed.keys.contains { !DeviceObject.linkProperties.contains($0) } || !invalidated.isEmpty
                 return update(device: path, news: news, linkEvidence: resolved) { device, problems in
                     device.apply(changed, invalidated: invalidated, problems: &problems)
                 }.map(Change.tree)
@@ -117,7 +123,7 @@ public struct BlueZTree: Sendable {
     }
 
     public func characteristics(of device: DevicePath) -> [CharacteristicObject] {
-        characteristics.values.filter { $0.device == device.rawValue }
+        (characteristicPaths[device.rawValue] ?? []).compactMap { characteristics[$0] }
     }
 
     /// Applies a new reading of a Device1 object and says what changed, once: other properties (`news`) as an

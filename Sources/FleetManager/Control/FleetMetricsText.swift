@@ -44,6 +44,8 @@ enum FleetMetricsText {
         out += "fleetd_reconnect_latency_seconds_count \(state.latencyCount)\n"
         family("fleetd_notifications_received_total", "counter", "Notification values received from subscribed characteristics.")
         out += "fleetd_notifications_received_total \(feed.notificationsReceived)\n"
+        family("fleetd_bluez_events_total", "counter", "BlueZ signals handled by the supervisor (adverts, property and object changes, notifications).")
+        out += "fleetd_bluez_events_total \(metrics.bluezEvents.load(ordering: .relaxed))\n"
         return out
     }
 }

@@ -16,9 +16,13 @@ public final class FleetMetrics: Sendable {
 
     static let buckets: [Double] = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
     let state = Mutex(State())
+    /// BlueZ signals the supervisor has handled (adverts, property and object changes, notifications): the
+    /// denominator of fleetd's CPU per event. An atomic, not the mutex: it is bumped once per delivered batch.
+    let bluezEvents = Atomic<UInt64>(0)
 
     public init() {}
 
+    func handled(bluezEvents count: Int) { bluezEvents.add(UInt64(count), ordering: .relaxed) }
     func attempt(_ policyClass: String) { state.withLock { $0.attempts[policyClass, default: 0] += 1 } }
     func failure(_ errorClass: String) { state.withLock { $0.failures[errorClass, default: 0] += 1 } }
     func eviction(_ reason: String) { state.withLock { $0.evictions[reason, default: 0] += 1 } }

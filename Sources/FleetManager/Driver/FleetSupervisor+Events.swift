@@ -3,10 +3,31 @@ import Supervision
 
 /// BlueZ events in, through the tree copy and the state machine.
 extension FleetSupervisor {
-    func handle(_ signal: BlueZSignal) async {
-        defer { tookSignal(signal.arrival) }
-        guard let event = signal.event else { return }
-        await handle(event, arrival: signal.arrival)
+    /// One read turn's worth of events: one actor hop for the lot, and admission (a scan of the fleet) once at
+    /// its end rather than after each event. A re-read of the tree suspends the actor, so admission is not
+    /// held across it.
+    func handle(_ batch: [BlueZSignal]) async {
+        guard !stopping else { return }
+        metrics.handled(bluezEvents: batch.count)
+        machine.deferAdmission()
+        for signal in batch {
+            if case .serviceAppeared = signal.event {
+                admit()
+                await handle(signal.event, arrival: signal.arrival)
+                machine.deferAdmission()
+            } else {
+                await handle(signal.event, arrival: signal.arrival)
+            }
+            // Per event, not per batch: a reply waiting for an event early in the batch may go on while a re-read
+            // of the tree later in it suspends the actor.
+            tookSignal(signal.arrival)
+        }
+        admit()
+    }
+
+    private func admit() {
+        let actions = machine.resumeAdmission(now: now())
+        if !stopping { perform(actions) }
     }
 
     func handle(_ event: BlueZEvent, arrival: UInt64) async {

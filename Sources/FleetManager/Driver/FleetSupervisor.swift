@@ -123,9 +123,9 @@ public actor FleetSupervisor {
         logger.notice("fleetd is ready: \(statusLine(counts))", id: FleetMessageID.started.rawValue,
                       metadata: ["wanted": String(counts.wanted), "ready": String(counts.ready)])
         eventTask = Task { [weak self] in
-            for await signal in events.signals {
+            for await batch in events.batches {
                 guard let self else { return }
-                await self.handle(signal)
+                await self.handle(batch)
             }
             await self?.eventsEnded()
         }

@@ -17,7 +17,7 @@ extension DBusConnection {
             state.nextSubscriptionID += 1
             let id = state.nextSubscriptionID
             // Registered before AddMatch so that nothing the bus sends after the match is in place is lost.
-            state.subscriptions[id] = Subscription(rules: rules, continuation: continuation, delivered: delivered)
+            state.subscriptions[id] = Subscription(rules: rules, sink: .each(continuation, delivered))
             return id
         }
         continuation.onTermination = { [weak self] _ in
@@ -40,7 +40,7 @@ extension DBusConnection {
     }
 
     /// Tracks the unique owner of a well-known name, so that signals from a restarted service still match.
-    private func follow(name: String) async throws(DBusError) {
+    func follow(name: String) async throws(DBusError) {
         let already = state.withLock { $0.nameOwners[name] != nil }
         guard !already else { return }
         let watch = DBusMatchRule(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
@@ -75,26 +75,37 @@ extension DBusConnection {
 
     /// Runs on the I/O thread: updates followed owners, then yields to every matching subscriber.
     func deliver(signal message: DBusMessage) {
-        let targets = state.withLock { state -> [AsyncStream<DBusMessage>.Continuation] in
+        let targets = state.withLock { state -> [Subscription.Sink] in
             if message.member == "NameOwnerChanged", message.interface == "org.freedesktop.DBus",
                message.sender == "org.freedesktop.DBus", message.body.count == 3,
                case .string(let name) = message.body[0], case .string(let newOwner) = message.body[2],
                state.nameOwners[name] != nil {
                 state.nameOwners[name] = newOwner
             }
-            var out: [AsyncStream<DBusMessage>.Continuation] = []
+            var out: [Subscription.Sink] = []
             for subscription in state.subscriptions.values {
                 let matches = subscription.rules.contains { rule in
                     rule.matches(message, owner: rule.sender.flatMap { state.nameOwners[$0] })
                 }
                 guard matches else { continue }
-                // Marked before the yield (which follows at once): a reader waiting for this mark never misses the message.
-                subscription.delivered.value.store(message.arrival, ordering: .releasing)
-                out.append(subscription.continuation)
+                switch subscription.sink {
+                case .each(_, let delivered):
+                    // Marked before the yield (which follows at once): a reader waiting for this mark never misses the message.
+                    delivered.value.store(message.arrival, ordering: .releasing)
+                case .batches:
+                    // The batcher marks what it keeps when offered; the batch is yielded at the end of this read turn.
+                    state.batchesPending = true
+                }
+                out.append(subscription.sink)
             }
             return out
         }
-        for target in targets { target.yield(message) }
+        for target in targets {
+            switch target {
+            case .each(let continuation, _): continuation.yield(message)
+            case .batches(let batcher): batcher.offer(message)
+            }
+        }
     }
 }
 

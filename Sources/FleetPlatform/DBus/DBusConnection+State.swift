@@ -10,6 +10,8 @@ struct ConnectionState {
     /// Current unique owner of each well-known name a subscription follows.
     var nameOwners: [String: String] = [:]
     var methodCallHandler: (@Sendable (DBusMessage) -> Void)?
+    /// A batch subscriber was offered a signal in this read turn.
+    var batchesPending = false
     var closing = false
     var closed = false
 }
@@ -37,6 +39,19 @@ struct PendingCall {
 /// One signal subscriber: the messages matching any of its rules go to one stream, in arrival order.
 struct Subscription {
     let rules: [DBusMatchRule]
-    let continuation: AsyncStream<DBusMessage>.Continuation
-    let delivered: DeliveryMark
+    let sink: Sink
+
+    /// Where matched signals go: one stream element each, or into a batch handed over per read turn. Each
+    /// sink records the arrival of the last message it took (`SignalSubscription.lastDelivered`).
+    enum Sink {
+        case each(AsyncStream<DBusMessage>.Continuation, DeliveryMark)
+        case batches(any SignalBatchSink)
+    }
+
+    func finish() {
+        switch sink {
+        case .each(let continuation, _): continuation.finish()
+        case .batches(let batcher): batcher.finish()
+        }
+    }
 }

@@ -1,0 +1,55 @@
+/// The per-event path under a stream of adverts and RSSI changes (issue 18): work proportional to what changed.
+/// Nothing here decides differently from the general path; it only avoids copying a device out of the table
+/// and back (which copied its sightings, one per adapter) and scanning the fleet once per event.
+extension FleetStateMachine {
+    /// Starts a batch of events: admission (`pump`, a scan of the whole fleet) waits for `resumeAdmission`.
+    /// The driver brackets each batch of BlueZ's events with the two, so a flood pays one scan per batch.
+    public mutating func deferAdmission() { admissionDeferred = true }
+
+    /// Ends a batch: admission runs once, for everything the batch changed.
+    public mutating func resumeAdmission(now: Duration) -> [FleetAction] {
+        admissionDeferred = false
+        return pump(now: now)
+    }
+
+    /// What `deviceSeen` does for news (no link change) from a path already folded into a device that is past
+    /// `unknown`, edited in place. Returns the device and whether the path held its link, or nil when the
+    /// general path must run (new path, first sighting of a wanted device, a device waiting for an adapter, a
+    /// bond that changed).
+    mutating func refreshSightingInPlace(_ report: DeviceReport, now: Duration) -> (id: DeviceID, wasLink: Bool)? {
+        guard let id = owners[report.path], let index = devices.index(forKey: id) else { return nil }
+        if case .unknown = devices.values[index].phase, devices.values[index].isWanted { return nil }
+        // A device waiting for an adapter may be heard where it can now be reached (the general path resumes it).
+        if devices.values[index].phase == .waitingForAdapter { return nil }
+        guard let wasLink = devices.values[index].refreshSighting(report, now: now) else { return nil }
+        return (id, wasLink)
+    }
+
+    /// Whether `dropTwins` has nothing to do for the device: no twin disconnect pending, and no connected
+    /// address besides its link (or, unlinked, a single address). Reads in place.
+    func hasNoTwins(_ id: DeviceID) -> Bool {
+        guard let index = devices.index(forKey: id) else { return true }
+        guard devices.values[index].twinDisconnects.isEmpty else { return false }
+        if let link = devices.values[index].linkPath, devices.values[index].sightings[link]?.connected == true {
+            return !devices.values[index].sightings.values.contains { $0.connected && $0.path != link }
+        }
+        return devices.values[index].sightings.count <= 1
+    }
+}
+
+extension FleetDevice {
+    /// Records news of one of its known paths in place; returns whether that path holds the link, or nil when
+    /// the path is not one of its sightings or its bond changed.
+    mutating func refreshSighting(_ report: DeviceReport, now: Duration) -> Bool? {
+        // A bond appearing or going is news the general path judges (`noteBond`).
+        guard let index = sightings.index(forKey: report.path), sightings.values[index].bonded == report.bonded else { return nil }
+        let wasLink = linkPath == report.path
+        sightings.values[index].address = report.address
+        sightings.values[index].addressType = report.addressType
+        if let rssi = report.rssi { sightings.values[index].rssi = rssi }
+        sightings.values[index].lastSeen = now
+        lastSeen = now
+        if displayName == nil { displayName = report.name }
+        return wasLink
+    }
+}
