@@ -14,13 +14,12 @@ extension FleetStateMachine {
 
     /// What `deviceSeen` does for news (no link change) from a path already folded into a device that is past
     /// `unknown`, edited in place. Returns the device and whether the path held its link, or nil when the
-    /// general path must run (new path, first sighting of a wanted device, a device waiting for an adapter, a
-    /// bond that changed).
+    /// general path must run (new path, first sighting of a wanted device, a bond that changed). A device
+    /// waiting for an adapter has no sighting on a powered one (it would have been resumed), so news of a known
+    /// path never wakes it: that is the general path's work for a new path.
     mutating func refreshSightingInPlace(_ report: DeviceReport, now: Duration) -> (id: DeviceID, wasLink: Bool)? {
         guard let id = owners[report.path], let index = devices.index(forKey: id) else { return nil }
         if case .unknown = devices.values[index].phase, devices.values[index].isWanted { return nil }
-        // A device waiting for an adapter may be heard where it can now be reached (the general path resumes it).
-        if devices.values[index].phase == .waitingForAdapter { return nil }
         guard let wasLink = devices.values[index].refreshSighting(report, now: now) else { return nil }
         return (id, wasLink)
     }
