@@ -19,20 +19,17 @@ extension FleetStateMachine {
     /// path never wakes it: that is the general path's work for a new path.
     mutating func refreshSightingInPlace(_ report: DeviceReport, now: Duration) -> (id: DeviceID, wasLink: Bool)? {
         guard let id = owners[report.path], let index = devices.index(forKey: id) else { return nil }
-        if case .unknown = devices.values[index].phase, devices.values[index].isWanted { return nil }
+        // Through `_modify` (a mutating call), not the getter: reading `devices.values[index].phase` copies the
+        // whole device (about a kilobyte, retaining each of its collections) to read one field.
         guard let wasLink = devices.values[index].refreshSighting(report, now: now) else { return nil }
         return (id, wasLink)
     }
 
     /// Whether `dropTwins` has nothing to do for the device: no twin disconnect pending, and no connected
-    /// address besides its link (or, unlinked, a single address). Reads in place.
-    func hasNoTwins(_ id: DeviceID) -> Bool {
+    /// address besides its link (or, unlinked, a single address). Reads in place (see above).
+    mutating func hasNoTwins(_ id: DeviceID) -> Bool {
         guard let index = devices.index(forKey: id) else { return true }
-        guard devices.values[index].twinDisconnects.isEmpty else { return false }
-        if let link = devices.values[index].linkPath, devices.values[index].sightings[link]?.connected == true {
-            return !devices.values[index].sightings.values.contains { $0.connected && $0.path != link }
-        }
-        return devices.values[index].sightings.count <= 1
+        return devices.values[index].hasNoTwins()
     }
 }
 
@@ -40,6 +37,8 @@ extension FleetDevice {
     /// Records news of one of its known paths in place; returns whether that path holds the link, or nil when
     /// the path is not one of its sightings or its bond changed.
     mutating func refreshSighting(_ report: DeviceReport, now: Duration) -> Bool? {
+        // A wanted device's first sighting is the general path's (it is discovered there).
+        if case .unknown = phase, isWanted { return nil }
         // A bond appearing or going is news the general path judges (`noteBond`).
         guard let index = sightings.index(forKey: report.path), sightings.values[index].bonded == report.bonded else { return nil }
         let wasLink = linkPath == report.path
@@ -50,5 +49,16 @@ extension FleetDevice {
         lastSeen = now
         if displayName == nil { displayName = report.name }
         return wasLink
+    }
+}
+
+extension FleetDevice {
+    /// `FleetStateMachine.hasNoTwins`; mutating only so that the table is read in place.
+    mutating func hasNoTwins() -> Bool {
+        guard twinDisconnects.isEmpty else { return false }
+        if let link = linkPath, sightings[link]?.connected == true {
+            return !sightings.values.contains { $0.connected && $0.path != link }
+        }
+        return sightings.count <= 1
     }
 }

@@ -16,9 +16,14 @@ enum BlueZPath {
 }
 
 extension AdapterID {
-    /// `hci0` for `/org/bluez/hci0`.
+    /// `hci0` for `/org/bluez/hci0`. Read for every advert (a device's report names its adapter), so it finds
+    /// the last slash rather than splitting the path into an array.
     init(objectPath path: String) {
-        self.init(name: String(path.split(separator: "/").last ?? ""))
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else {
+            self.init(name: path)
+            return
+        }
+        self.init(name: String(path[path.utf8.index(after: slash)...]))
     }
 
     var objectPath: String { "/org/bluez/" + name }

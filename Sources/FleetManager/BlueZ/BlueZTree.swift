@@ -130,8 +130,16 @@ public struct BlueZTree: Sendable {
     /// update, then the link, then resolved services.
     private mutating func update(device path: String, news: Bool, linkEvidence: Bool,
                                  _ edit: (inout DeviceObject, inout [MalformedProperty]) -> Void) -> [TreeChange] {
-        guard var device = devices[path] else { return [] }
-        let before = device
+        guard let index = devices.index(forKey: path) else { return [] }
+        // Edited in place (`_modify`): copying the object out and back costs a retain and release of each of its
+        // collections per advert, and leaves them shared while edited.
+        return Self.update(&devices.values[index], news: news, linkEvidence: linkEvidence, problems: &problems, edit)
+    }
+
+    private static func update(_ device: inout DeviceObject, news: Bool, linkEvidence: Bool, problems: inout [MalformedProperty],
+                               _ edit: (inout DeviceObject, inout [MalformedProperty]) -> Void) -> [TreeChange] {
+        let wasConnected = device.connected
+        let wasResolved = device.servicesResolved
         edit(&device, &problems)
         // BlueZ 5.66 sends no Connected=true for a connect when the ATT link comes up before the kernel's Device
         // Connected event (usual under btvirt, rare on real controllers; docs/bluez-fidelity.md): bluetoothd then
@@ -139,11 +147,10 @@ public struct BlueZTree: Sendable {
         // link) or a successful Connect reply are the first word that the link is up. This is the one place
         // fleetd makes up for it; a Connected=true that does come, before or after, is then no change.
         if linkEvidence { device.connected = true }
-        devices[path] = device
         var out: [TreeChange] = []
         if news { out.append(.deviceUpdated(device.report)) }
-        if device.connected != before.connected { out.append(.link(device.devicePath, up: device.connected)) }
-        if device.servicesResolved != before.servicesResolved { out.append(.servicesResolved(device.devicePath, device.servicesResolved)) }
+        if device.connected != wasConnected { out.append(.link(device.devicePath, up: device.connected)) }
+        if device.servicesResolved != wasResolved { out.append(.servicesResolved(device.devicePath, device.servicesResolved)) }
         return out
     }
 
