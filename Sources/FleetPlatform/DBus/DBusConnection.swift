@@ -28,8 +28,16 @@ public final class DBusConnection: @unchecked Sendable {
     private var arrivals: UInt64 = 0
     /// Messages the filter has seen; read and written only on the I/O thread.
     private var dispatched = 0
-    /// `dispatched` when the current read turn began; I/O thread only.
-    private var turnStart = 0
+    /// `dispatched` when the batch being collected opened; I/O thread only.
+    private var batchStart = 0
+    /// When the first signal of the batch being collected was offered (nil: none pending); I/O thread only.
+    private var batchOpenedAt: ContinuousClock.Instant?
+    /// A reply to one of our calls was handled in this read turn; I/O thread only.
+    private var repliedThisTurn = false
+    /// How long a small batch of signals is held for company before it is handed over.
+    static let batchWindow: Duration = .milliseconds(5)
+    /// A batch this large is handed over at once.
+    static let batchLimit = 512
 
     /// Connects to the bus at `address` (a D-Bus address such as `unix:path=/run/dbus/system_bus_socket`).
     public init(address: String) throws(DBusError) {
@@ -254,29 +262,40 @@ public final class DBusConnection: @unchecked Sendable {
         shutDown(failure: failure)
     }
 
-    /// Reads and dispatches what the socket has, then hands batch subscribers what matched. libdbus reads at
-    /// most 2 KiB per read, a dozen signals; while more keep arriving the turn reads on (bounded), so that a
-    /// flood is handed over in batches of hundreds rather than one wake-up per dozen.
+    /// Reads and dispatches what the socket has, then hands batch subscribers what matched once the batch is
+    /// due. libdbus reads at most 2 KiB per read, a dozen signals; while more keep arriving the turn reads on
+    /// (bounded), so that a flood is handed over in batches of hundreds rather than one wake-up per dozen.
     ///
-    /// A batch that is still small when the socket runs dry waits once, a millisecond, for company: a fleet's
-    /// adverts and notifications arrive a few hundred microseconds apart, and handing each over alone wakes the
-    /// supervisor (and this thread) once per signal — at 1 000 devices notifying once a second, most of
-    /// fleetd's CPU went to those wake-ups (issue 18's profile). Replies and method calls wait at most as long.
+    /// A batch is held up to `batchWindow` after its first signal for company: a fleet's adverts and
+    /// notifications arrive a few hundred microseconds apart, and handing each over alone wakes the supervisor
+    /// (and this thread) once per signal — at 1 000 devices notifying once a second, most of fleetd's CPU went
+    /// to those wake-ups (issue 18's profile). The hold is a poll timeout, so sends and replies are not held:
+    /// a turn that handled a reply hands the batch over at once, because the reply's caller may be waiting
+    /// until the signals that arrived before it are taken (arrival order).
     private func readTurn() {
         var reads = 0
-        var waited = false
         repeat {
             let before = dispatched
             _ = dbus_connection_read_write(raw, 0)
             while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
             reads += 1
-            if dispatched == before {
-                guard !waited, dispatched - turnStart < 16, state.withLock({ $0.batchesPending }) else { break }
-                waited = true
-                usleep(1000)
-            }
+            if dispatched == before { break }
         } while reads < 32
-        turnStart = dispatched
+        let replied = repliedThisTurn
+        repliedThisTurn = false
+        guard state.withLock({ $0.batchesPending }) else {
+            batchOpenedAt = nil
+            batchStart = dispatched
+            return
+        }
+        let now = ContinuousClock.now
+        let opened = batchOpenedAt ?? now
+        guard replied || dispatched - batchStart >= Self.batchLimit || opened.duration(to: now) >= Self.batchWindow else {
+            batchOpenedAt = opened
+            return
+        }
+        batchOpenedAt = nil
+        batchStart = dispatched
         flushSignalBatches()
     }
 
@@ -305,8 +324,10 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     private func pollTimeoutMilliseconds() -> Int32 {
-        let earliest = state.withLock { state in state.pending.values.lazy.map(\.deadline).min() }
-        guard let earliest else { return 1000 }
+        let callDeadline = state.withLock { state in state.pending.values.lazy.map(\.deadline).min() }
+        // A batch being held is handed over when its window closes.
+        let batchDue = batchOpenedAt.map { $0.advanced(by: Self.batchWindow) }
+        guard let earliest = [callDeadline, batchDue].compactMap({ $0 }).min() else { return 1000 }
         let remaining = ContinuousClock.now.duration(to: earliest)
         if remaining <= .zero { return 0 }
         let ms = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
@@ -374,6 +395,7 @@ public final class DBusConnection: @unchecked Sendable {
                 return call
             }
             guard let pending else { return false }
+            repliedThisTurn = true
             pending.continuation.resume(returning: .success(message))
             return true
         case .signal:
