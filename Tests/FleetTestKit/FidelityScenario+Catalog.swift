@@ -191,7 +191,7 @@ extension FidelityScenario {
     static let pairingJustWorks = FidelityScenario(
         name: "pairing-just-works", wanted: [p1],
         peripheralSetup: FidelityPeripheralSetup(secured: [p1.label: .encrypt], agent: .init(capability: "NoInputNoOutput")),
-        configuration: wanting(p1, subscribe: "2a37 2a18", extra: "pairing = just-works required\n")
+        configuration: bondedReconnectSetUp + wanting(p1, subscribe: "2a37 2a18", extra: "pairing = just-works required\n")
     ) { run in
         try await run.fleet.waitFor("\(p1.id) ready with its bond on hci0", timeout: run.deadline(30)) { devices in
             devices[p1.id]?["state"]?.stringValue == "ready" && devices[p1.id]?["bondAdapter"]?.stringValue == "hci0"
@@ -225,7 +225,7 @@ extension FidelityScenario {
     static let pairingStaleBond = FidelityScenario(
         name: "pairing-stale-bond", wanted: [p1],
         peripheralSetup: FidelityPeripheralSetup(secured: [p1.label: .encrypt], agent: .init(capability: "NoInputNoOutput")),
-        configuration: wanting(p1, subscribe: "2a37 2a18", extra: "pairing = just-works required\nre-pair = auto\n")
+        configuration: bondedReconnectSetUp + wanting(p1, subscribe: "2a37 2a18", extra: "pairing = just-works required\nre-pair = auto\n")
             + "[policy \"critical\"]\nbackoff-base = 200ms\nbackoff-floor = 100ms\nbackoff-cap = 1s\nrecovery-window = 200ms\n"
     ) { run in
         try await run.fleet.waitFor("\(p1.id) ready with its bond on hci0", timeout: run.deadline(30)) { devices in
@@ -246,6 +246,14 @@ extension FidelityScenario {
         try await checkSecuredAndArmed(run, when: "after the re-pair")
     }
 
+    /// The pairing scenarios' set-up deadline. On the rig a reconnect on the bond sometimes never resolves
+    /// its services: the peripheral's bluetoothd 5.66 drops its own ATT bearer when the central's stored key
+    /// has encrypted the link before it accepted the ATT socket (docs/bluez-fidelity.md, "A bonded Linux
+    /// peripheral"). fleetd recovers by its set-up timeout (Disconnect, reconnect); 15 s instead of the
+    /// default 30 s lets the scenario's deadlines hold several such recoveries. On the rig a bonded link
+    /// resolves within about a second of the Connect reply, and pairing re-arms the deadline.
+    static let bondedReconnectSetUp = "[daemon]\nsetup-timeout = 15s\n\n"
+
     /// How many times fleetd started pairing `peripheral` (its `pairing … via hciN` lines).
     static func pairings(of peripheral: FidelityPeripheral, in log: String) -> Int {
         log.components(separatedBy: "pairing \(peripheral.id) via ").count - 1
@@ -263,7 +271,14 @@ extension FidelityScenario {
             let characteristic = try path ?? { throw FidelityFailure("\(when): no \(uuid) object under \(object.path)") }()
             try check(try await run.backend.notifying(characteristic: characteristic), "\(when): \(uuid) is not notifying")
         }
-        let long = Hex.string((0..<64).map { UInt8($0) })
-        try check(try await run.fleetctl(["read", p1.id, "2a18"]) == long, "\(when): the encrypted 2A18 read is not the 64-byte value")
+        let read = try await run.fleetctl(["read", p1.id, "2a18"])
+        try check(isGlucoseRecord(read), "\(when): the encrypted 2A18 read is not the 64-byte record: \(read)")
+    }
+
+    /// Whether `hex` is p1's 64-byte Glucose Measurement: bytes 0…62 as served, the last byte any value. While
+    /// 2A18 is notifying, both peripherals (the simulator's profile and the guest's script) advance its last
+    /// byte every 30 s, so a read after a slow reconnect finds it changed; the rest proves the long read whole.
+    static func isGlucoseRecord(_ hex: String) -> Bool {
+        hex.count == 128 && hex.hasPrefix(Hex.string((0..<63).map { UInt8($0) }))
     }
 }
