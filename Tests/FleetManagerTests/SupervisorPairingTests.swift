@@ -122,6 +122,24 @@ struct SupervisorPairingTests {
         #expect(Set(try JSONDecoder().decode(ReadingsPage.self, from: Data(sessions.stdout.utf8)).readings.map(\.session)).count == 1)
     }
 
+    @Test("SIGHUP that adds a passkey device registers the agent again as KeyboardDisplay, and the device pairs with MITM")
+    func reloadReregistersTheAgentCapability() async throws {
+        // 2A18 needs an authenticated key, which only passkey entry gives: an agent left NoInputNoOutput would
+        // pair Just Works and the meter would never be ready.
+        let scenario = Self.scenario().replacingOccurrences(of: "security=encrypt", with: "security=authenticate")
+        let justWorks = "[device \"addr-C0FFEE000066\"]\nname = Intruder\nsubscribe = 2a19\npairing = just-works required\n\n"
+        let harness = try await FleetHarness(scenario: scenario, configuration: Self.quickPolicy + justWorks)
+        defer { harness.stop() }
+        try await harness.waitFor("the just-works device ready") { $0["addr-C0FFEE000066"]?["state"]?.stringValue == "ready" }
+        #expect(harness.log().contains("pairing agent registered as NoInputNoOutput"))
+        try (justWorks + Self.configuration(pairing: "passkey required")).write(toFile: harness.configPath, atomically: true, encoding: .utf8)
+        try await harness.signalDaemon(SIGHUP)
+        try await harness.waitFor("meter ready and bonded on hci0", timeout: .seconds(20), Self.readyBondedOn("hci0"))
+        try await waitUntil("the agent registered again") { harness.log().contains("pairing agent registered as KeyboardDisplay") }
+        #expect(harness.log().contains("pairing agent unregistered (was NoInputNoOutput); the configuration changed"))
+        #expect(harness.log().contains("gave the configured passkey to \(Self.meterID)"))
+    }
+
     @Test("a wrong passkey stops the device as needsPairing, with a log line, and nothing is retried")
     func wrongPasskey() async throws {
         let harness = try await FleetHarness(scenario: Self.scenario(), configuration: Self.configuration(passkey: "passkey = 654321"))
