@@ -10,7 +10,8 @@ extension FidelityScenario {
 
     public static let all: [FidelityScenario] = [
         // restart-adoption last: its reconnect loop on btvirt has triggered a guest kernel fault (docs/bluez-fidelity.md)
-        serviceFilter, manufacturerIdentity, gattRoundTrip, linkDrop, pairingJustWorks, pairingStaleBond, addressChange, poolEviction, restartAdoption,
+        serviceFilter, manufacturerIdentity, gattRoundTrip, linkDrop, pairingJustWorks, pairingStaleBond, pairingPasskey, addressChange, poolEviction,
+        restartAdoption,
     ]
 
     public static func named(_ name: String) -> FidelityScenario? { all.first { $0.name == name } }
@@ -244,6 +245,61 @@ extension FidelityScenario {
         try check(log.contains("re-pair = auto: removing the bond and pairing again"), "no re-pair = auto line")
         try check(pairings(of: p1, in: log) == 2, "\(pairings(of: p1, in: log)) pairings of \(p1.id), expected 2 (the first and the re-pair)")
         try await checkSecuredAndArmed(run, when: "after the re-pair")
+    }
+
+    /// A glucose meter with a printed PIN: Glucose Measurement 2A18 on p1 needs an authenticated (MITM-protected)
+    /// key, which only passkey entry gives, and the peripheral's side types a fixed passkey (its agent is
+    /// KeyboardOnly with 314159). fleetd, given the same passkey and registered `agent-capability =
+    /// keyboard-only`, is asked RequestPasskey and answers it: passkey entry on both sides, because a Linux
+    /// peripheral cannot *display* a fixed passkey (the kernel draws a random one; docs/bluez-fidelity.md). For
+    /// fleetd this is the same request a display-only meter makes. It pairs before set-up, reads 2A18, reconnects
+    /// on the bond without pairing again; then the peripheral forgets its bond and, under `re-pair = auto`,
+    /// fleetd removes its own, pairs again with the passkey, and reads.
+    static let pairingPasskey = FidelityScenario(
+        name: "pairing-passkey", wanted: [p1],
+        peripheralSetup: FidelityPeripheralSetup(secured: [p1.label: .authenticate], agent: .init(capability: "KeyboardOnly", passkey: "314159")),
+        configuration: "[daemon]\nsetup-timeout = 15s\nagent-capability = keyboard-only\n\n"
+            + wanting(p1, subscribe: "2a37 2a18", extra: "pairing = passkey required\npasskey = 314159\nre-pair = auto\n")
+            + "[policy \"critical\"]\nbackoff-base = 200ms\nbackoff-floor = 100ms\nbackoff-cap = 1s\nrecovery-window = 200ms\n"
+    ) { run in
+        try await run.fleet.waitFor("\(p1.id) ready with its bond on hci0", timeout: run.deadline(30)) { devices in
+            devices[p1.id]?["state"]?.stringValue == "ready" && devices[p1.id]?["bondAdapter"]?.stringValue == "hci0"
+        }
+        var log = run.fleet.log()
+        try check(log.contains("pairing agent registered as KeyboardOnly"), "fleetd's agent is not registered KeyboardOnly")
+        try check(pairings(of: p1, in: log) == 1, "\(pairings(of: p1, in: log)) pairings of \(p1.id) before set-up, expected 1")
+        try check(passkeysGiven(to: p1, in: log) == 1, "\(passkeysGiven(to: p1, in: log)) passkeys given to \(p1.id), expected 1")
+        try await checkSecuredAndArmed(run, when: "after passkey pairing")
+        // A reconnect on the bond: no second pairing, no passkey asked.
+        try await run.backend.dropLink(p1)
+        _ = try await run.fleet.watch(device: p1.id, timeout: run.deadline(30)) { events in
+            guard let marker = events.first(where: { $0["kind"]?.stringValue == "reconnected" })?["sequence"]?.intValue else { return false }
+            return events.contains { ($0["sequence"]?.intValue ?? 0) > marker && $0["characteristic"]?.isNull == false }
+        }
+        try await run.waitReady([p1])
+        try await checkSecuredAndArmed(run, when: "after the reconnect")
+        log = run.fleet.log()
+        try check(pairings(of: p1, in: log) == 1 && passkeysGiven(to: p1, in: log) == 1, "\(p1.id) was paired again on reconnect")
+        // The meter is reset: its keys are gone, fleetd's reconnects on the old key fail, and it pairs again.
+        try await run.backend.forgetBonds(p1)
+        try await waitUntil("fleetd to find the bond stale and pair again", timeout: run.deadline(60)) {
+            let log = run.fleet.log()
+            return log.contains("\(p1.id): its bond on hci0 is stale") && pairings(of: p1, in: log) >= 2
+        }
+        try await run.fleet.waitFor("\(p1.id) ready on a new bond on hci0", timeout: run.deadline(30)) { devices in
+            devices[p1.id]?["state"]?.stringValue == "ready" && devices[p1.id]?["bondAdapter"]?.stringValue == "hci0"
+        }
+        log = run.fleet.log()
+        try check(log.contains("re-pair = auto: removing the bond and pairing again"), "no re-pair = auto line")
+        try check(pairings(of: p1, in: log) == 2 && passkeysGiven(to: p1, in: log) == 2,
+                  "\(pairings(of: p1, in: log)) pairings and \(passkeysGiven(to: p1, in: log)) passkeys for \(p1.id), expected 2 of each")
+        try check(!log.contains("pairing \(p1.id) failed"), "a pairing of \(p1.id) failed")
+        try await checkSecuredAndArmed(run, when: "after the re-pair")
+    }
+
+    /// How many times fleetd's agent answered RequestPasskey for `peripheral` with its configured passkey.
+    static func passkeysGiven(to peripheral: FidelityPeripheral, in log: String) -> Int {
+        log.components(separatedBy: "gave the configured passkey to \(peripheral.id)").count - 1
     }
 
     /// The pairing scenarios' set-up deadline. On the rig a reconnect on the bond sometimes never resolves
