@@ -177,11 +177,12 @@ public final class FidelityBlueZBackend: FidelityBackend, @unchecked Sendable {
         if case .failure(let error) = result, error.name != "org.bluez.Error.DoesNotExist" { throw error }
     }
 
-    /// The peripheral forgets its bonds without ever deleting keys under a live link: it goes off the air (so
-    /// fleetd cannot reconnect meanwhile), drops the link as link-drop-rearm does, waits until its side of the
-    /// link is gone, then the script's `forget hciN` (RemoveDevice of the paired objects: the keys go,
-    /// device_remove_stored), and it advertises again. RemoveDevice on a live link, the first way, faulted the
-    /// guest kernel (list_del corruption in hci_chan_del ← sock_close, docs/bluez-fidelity.md).
+    /// The peripheral forgets its bonds without deleting keys under a live link: it goes off the air (so fleetd
+    /// cannot reconnect meanwhile), drops the link as link-drop-rearm does, waits until its side of the link is
+    /// gone, then the script's `forget hciN` (RemoveDevice of the paired objects: the keys go,
+    /// device_remove_stored), and it advertises again. (This forget itself is clean; fleetd's next reconnect on
+    /// the forgotten key is what faults the guest kernel, so the stale-bond scenarios stay on the simulator:
+    /// docs/bluez-fidelity.md.)
     public func forgetBonds(_ peripheral: FidelityPeripheral) async throws {
         let controller = peripheral.controller
         try await command("advertise hci\(controller) off")
