@@ -1,6 +1,6 @@
 import Foundation
-import Pairing
 import Identity
+import Pairing
 import Policy
 
 extension FleetConfiguration {

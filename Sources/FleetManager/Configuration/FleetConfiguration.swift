@@ -1,5 +1,5 @@
-import Pairing
 import Identity
+import Pairing
 import Policy
 
 /// Everything fleetd's configuration file says, typed and validated: what to keep linked, through which
