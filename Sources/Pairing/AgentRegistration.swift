@@ -11,11 +11,12 @@ public struct AgentRegistration: Sendable, Hashable {
         self.requestDefault = requestDefault
     }
 
+    /// `capability` when the configuration names one (`[daemon] agent-capability`); otherwise (`auto`)
     /// KeyboardDisplay when any wanted device types a passkey (it must be able to enter one; with a
     /// display-only device the kernel then asks RequestPasskey), else NoInputNoOutput, with which the
     /// kernel uses Just Works for every device and never asks the agent.
-    public static func plan(for policies: [PairingPolicy], requestDefault: Bool) -> AgentRegistration {
-        AgentRegistration(capability: policies.contains(where: \.needsPasskeyEntry) ? .keyboardDisplay : .noInputNoOutput,
+    public static func plan(for policies: [PairingPolicy], requestDefault: Bool, capability: AgentCapability? = nil) -> AgentRegistration {
+        AgentRegistration(capability: capability ?? (policies.contains(where: \.needsPasskeyEntry) ? .keyboardDisplay : .noInputNoOutput),
                           requestDefault: requestDefault)
     }
 }
@@ -27,6 +28,25 @@ public enum AgentCapability: String, Sendable, Hashable, CaseIterable {
     case keyboardOnly = "KeyboardOnly"
     case noInputNoOutput = "NoInputNoOutput"
     case keyboardDisplay = "KeyboardDisplay"
+
+    /// The capabilities fleetd can register with by configuration: a headless agent can enter a configured
+    /// passkey or do nothing, but it has no display for a passkey or a yes/no to show.
+    public static let configurable: [AgentCapability] = [.keyboardDisplay, .keyboardOnly, .noInputNoOutput]
+
+    /// The spelling in fleetd.conf (`agent-capability = keyboard-only`).
+    public var configName: String {
+        switch self {
+        case .displayOnly: "display-only"
+        case .displayYesNo: "display-yes-no"
+        case .keyboardOnly: "keyboard-only"
+        case .noInputNoOutput: "no-input-no-output"
+        case .keyboardDisplay: "keyboard-display"
+        }
+    }
+
+    /// Whether the kernel can ask an agent with this capability for a passkey (RequestPasskey): only a
+    /// keyboard can type one. With the others a passkey device's pairing cannot succeed.
+    public var canEnterPasskey: Bool { self == .keyboardOnly || self == .keyboardDisplay }
 }
 
 /// The permission rule for a `passkey-file`: only its owner may read or write it. A file others can read

@@ -38,8 +38,10 @@ public enum FleetAction: Sendable, Hashable {
     /// Adapter1.RemoveDevice of a bonded object, deleting its keys: only for `fleetctl unpair`/`forget` and
     /// the stale-bond policy (`re-pair = auto`).
     case unpair(device: DeviceID, adapter: AdapterID, path: DevicePath)
-    /// Discover the characteristics under `path`, read `read`, StartNotify `subscribe`; report `setUpFinished`.
-    case setUp(device: DeviceID, path: DevicePath, subscribe: [String], read: [String], token: UInt64)
+    /// Discover the characteristics under `path`, read `read`, StartNotify `subscribe`; report `setUpFinished`
+    /// with the reads that succeeded. Values belong to reading session `session`: the token of the link's first
+    /// set-up, so a set-up run again on the same link (after pairing) continues its session.
+    case setUp(device: DeviceID, path: DevicePath, subscribe: [String], read: [String], token: UInt64, session: UInt64)
     case schedule(TimerID, after: Duration)
     case cancel(TimerID)
     /// Start (or restart) discovery with fleetd's filter on this adapter.

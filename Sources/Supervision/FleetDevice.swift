@@ -134,6 +134,8 @@ public struct FleetDevice: Sendable {
     public var evictedFor: DeviceID?
     /// Its bond (which adapter holds its keys) and the pairing in progress (FleetDevice+Pairing.swift).
     public var bond = BondState()
+    /// What set-up has done on the current link (reset at every link-up).
+    public var linkSetUp = LinkSetUp()
 
     init(wanted: WantedDevice, isWanted: Bool, configured: Bool, configuration: PolicyConfiguration) {
         id = wanted.id
@@ -154,4 +156,16 @@ public struct FleetDevice: Sendable {
     public var bestSighting: Sighting? {
         sightings.values.max { ($0.connected ? 1 : 0, $0.lastSeen) < ($1.connected ? 1 : 0, $1.lastSeen) }
     }
+}
+
+/// What set-up has done on one link. Set-up can run twice on a link (a GATT call refused for lack of
+/// security pairs, then set-up runs again): the second run continues the first's reading session and does
+/// not read again what the first already read, so a read on connect is recorded once per link.
+public struct LinkSetUp: Sendable, Hashable {
+    /// The reading session of the link: the token of its first set-up; nil before it.
+    public var session: UInt64?
+    /// Characteristics read on connect on this link.
+    public var read: Set<String> = []
+
+    public init() {}
 }

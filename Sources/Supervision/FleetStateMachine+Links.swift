@@ -64,10 +64,12 @@ extension FleetStateMachine {
     /// D-Bus's answer for a call to an object path that does not exist.
     static let unknownObject = "org.freedesktop.DBus.Error.UnknownObject"
 
-    /// The driver's report on a `.setUp` action: subscriptions armed and reads done, or what failed.
-    public mutating func setUpFinished(device id: DeviceID, token: UInt64, error: BlueZError?, now: Duration) -> [FleetAction] {
+    /// The driver's report on a `.setUp` action: subscriptions armed and reads done, or what failed; `read`
+    /// lists the characteristics it read (and recorded) before it finished or failed.
+    public mutating func setUpFinished(device id: DeviceID, token: UInt64, error: BlueZError?, read: [String] = [], now: Duration) -> [FleetAction] {
         guard var device = devices[id], device.connectToken == token, device.phase == .resolving, let path = device.linkPath else { return [] }
         device.connectToken = nil
+        device.linkSetUp.read.formUnion(read)
         var actions: [FleetAction] = []
         clearTimer(&device, into: &actions)
         if let error, let pairing = pairAfterSecurityFailure(&device, path: path, error: error, now: now) {
@@ -104,6 +106,7 @@ extension FleetStateMachine {
         device.linkPath = path
         device.phase = .connected
         device.linkUpAt = now
+        device.linkSetUp = LinkSetUp()
         device.nextRetry = nil
         device.adopted = adopted
         clearTimer(&device, into: &actions)
@@ -138,7 +141,10 @@ extension FleetStateMachine {
         if device.timer?.purpose != .setUpDeadline {
             setTimer(&device, .setUpDeadline, after: settings.setUpTimeout, into: &actions)
         }
-        actions.append(.setUp(device: device.id, path: path, subscribe: device.wanted.subscribe, read: device.wanted.readOnConnect, token: token))
+        let session = device.linkSetUp.session ?? token
+        device.linkSetUp.session = session
+        let read = device.wanted.readOnConnect.filter { !device.linkSetUp.read.contains($0) }
+        actions.append(.setUp(device: device.id, path: path, subscribe: device.wanted.subscribe, read: read, token: token, session: session))
         return actions
     }
 

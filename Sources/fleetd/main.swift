@@ -117,11 +117,19 @@ final class ConfigurationHolder: @unchecked Sendable {
 let holder = ConfigurationHolder(configuration)
 let configPath = arguments.configPath
 
+// The agent exists whether or not anything pairs, so that a reload can ask for one (or another capability).
+// Registered after the supervisor has read BlueZ's tree, so the agent can tell wanted devices from strangers.
+let agentService = PairingAgentService(
+    agent: PairingAgent(tree: DBusObjectTree(connection: bus, objectManagerPath: "/io/fleetd"), registration: configuration.agentRegistration,
+                        logger: logger) { path in await supervisor.pairingCandidate(path: path) },
+    logger: logger, passkeyFiles: configuration.passkeyFiles)
+
 @Sendable func reload() async throws -> String {
     let fresh = try loadConfiguration(configPath)
     let previous = Set(holder.value.devices.map { DeviceID($0.id) })
     let summary = try await supervisor.reload(rules: fresh.identityRules, wanted: wanted(fresh), previouslyConfigured: previous)
     await supervisor.configurePairing(fresh.pairing)
+    await agentService.reconfigure(fresh.agentRegistration, passkeyFiles: fresh.passkeyFiles)
     holder.value = fresh
     return summary
 }
@@ -157,16 +165,7 @@ var services: [any Service] = [
     SupervisorService(supervisor),
 ]
 if let broker { services.append(BrokerService(broker, supervisor: supervisor)) }
-if let registration = configuration.agentRegistration {
-    // Registered after the supervisor has read BlueZ's tree, so the agent can tell wanted devices from strangers.
-    let agent = PairingAgent(tree: DBusObjectTree(connection: bus, objectManagerPath: "/io/fleetd"), registration: registration,
-                             logger: logger) { path in await supervisor.pairingCandidate(path: path) }
-    let files = configuration.devices.compactMap { device -> (device: String, path: String)? in
-        guard case .passkey(.file(let path))? = device.pairing?.policy.method else { return nil }
-        return (device.id, path)
-    }
-    services.append(PairingAgentService(agent: agent, logger: logger, passkeyFiles: files))
-}
+services.append(agentService)
 if options.metricsTextfile != nil { services.append(MetricsTextfileService(supervisor, interval: options.metricsInterval)) }
 services.append(WatchdogService(supervisor))
 services.append(SignalService([SIGHUP]) { _ in

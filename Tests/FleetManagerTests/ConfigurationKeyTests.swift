@@ -36,6 +36,9 @@ import FleetConfig
             $0.metricsTextfile == "/var/lib/node_exporter/fleetd.prom"
         },
         KeyCase(kind: .daemon, keys: ["agent-default"], text: "[daemon]\nagent-default = yes") { $0.agentDefault && $0.agentRegistration?.requestDefault == true },
+        KeyCase(kind: .daemon, keys: ["agent-capability"], text: "[daemon]\nagent-default = yes\nagent-capability = keyboard-only") {
+            $0.agentCapability == .keyboardOnly && $0.agentRegistration?.capability == .keyboardOnly
+        },
         KeyCase(kind: .device, keys: ["pairing", "passkey", "numeric-comparison", "re-pair", "re-pair-elsewhere"],
                 text: "[device \"addr-aabbccddeeff\"]\npairing = passkey required\npasskey = 012345\nnumeric-comparison = allow\nre-pair = auto\nre-pair-elsewhere = yes") {
             $0.devices.first?.pairing == DevicePairing(policy: PairingPolicy(method: .passkey(.value(Passkey(12345)!)), numericComparison: .allow, rePair: .auto),

@@ -36,4 +36,30 @@ import Testing
         #expect(without.agentRegistration?.capability == .noInputNoOutput)
         #expect(FleetConfiguration.defaults.agentRegistration == nil, "no agent when nothing pairs")
     }
+
+    @Test func agentCapabilityOverridesTheDerivedOneAndRefusesOneThatCannotTypeAPasskey() throws {
+        let meter = "[device \"addr-aabbccddeeff\"]\npairing = passkey required\npasskey = 123456\n"
+        #expect(try FleetConfiguration.parse(meter, file: "p.conf").agentRegistration?.capability == .keyboardDisplay, "auto")
+        let keyboard = try FleetConfiguration.parse("[daemon]\nagent-capability = keyboard-only\n" + meter, file: "p.conf")
+        #expect(keyboard.agentCapability == .keyboardOnly && keyboard.agentRegistration?.capability == .keyboardOnly)
+        let justWorks = "[device \"addr-aabbccddeeff\"]\npairing = just-works\n"
+        #expect(try FleetConfiguration.parse("[daemon]\nagent-capability = keyboard-display\n" + justWorks, file: "p.conf").agentRegistration?.capability == .keyboardDisplay)
+        #expect(try FleetConfiguration.parse("[daemon]\nagent-capability = auto\n" + justWorks, file: "p.conf").agentRegistration?.capability == .noInputNoOutput)
+        #expect(try FleetConfiguration.parse("[daemon]\nagent-capability = keyboard-only\n", file: "p.conf").agentRegistration == nil,
+                "a capability alone registers no agent when nothing pairs")
+
+        do {
+            _ = try FleetConfiguration.parse("[daemon]\nagent-capability = no-input-no-output\n" + meter, file: "p.conf")
+            Issue.record("a no-input-no-output agent with a passkey device was accepted")
+        } catch {
+            #expect(error.line == 2 && error.key == "agent-capability" && error.code == .invalidValue, "\(error)")
+            #expect(error.message.contains("no-input-no-output cannot enter the passkey [device \"addr-AABBCCDDEEFF\"] pairs with"), "\(error)")
+        }
+        do {
+            _ = try FleetConfiguration.parse("[daemon]\nagent-capability = display-only\n", file: "p.conf")
+            Issue.record("display-only accepted")
+        } catch {
+            #expect(error.message.contains("is not one of auto, keyboard-display, keyboard-only, no-input-no-output"), "\(error)")
+        }
+    }
 }

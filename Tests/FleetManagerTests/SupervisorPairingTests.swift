@@ -85,6 +85,61 @@ struct SupervisorPairingTests {
         }
     }
 
+    @Test("a read on connect done before StartNotify was refused for security is recorded once, in the link's one session")
+    func readOnConnectRecordedOnceAcrossThePairingRerun() async throws {
+        // Only 2A18 needs encryption: 2A51 is read on connect, then 2A18's StartNotify is refused, fleetd pairs
+        // and runs set-up again on the same link. The refusal needs bluetoothd's own elevation to fail: another
+        // client's agent (a desktop's) is the default agent and rejects, so StartNotify answers "Not paired".
+        let scenario = Self.scenario().replacingOccurrences(of: "security=encrypt", with: "security=2a18:encrypt")
+        let harness = try await FleetHarness(scenario: scenario, configuration: Self.configuration(pairing: "passkey"), startFleetd: false)
+        defer { harness.stop() }
+        let desktop = try DBusConnection(address: harness.bus.address)
+        defer { desktop.close() }
+        let rejecting = DBusMethod(in: nil, out: "u") { _ in throw DBusError.remote(name: "org.bluez.Error.Rejected", message: "not this agent's device") }
+        let desktopTree = DBusObjectTree(connection: desktop)
+        defer { withExtendedLifetime(desktopTree) {} }
+        try desktopTree.add(path: "/desktop/agent", interfaces: [
+            (DBusInterfaceSpec(name: "org.bluez.Agent1", methods: ["RequestPasskey": rejecting, "RequestConfirmation": rejecting,
+                                                                   "RequestAuthorization": rejecting]), [:]),
+        ])
+        for member in ["RegisterAgent", "RequestDefaultAgent"] {
+            _ = try await desktop.call(destination: "org.bluez", path: "/org/bluez", interface: "org.bluez.AgentManager1", member: member,
+                                       arguments: member == "RegisterAgent" ? [.objectPath("/desktop/agent"), .string("KeyboardDisplay")] : [.objectPath("/desktop/agent")])
+        }
+        try await harness.startDaemon()
+        try await harness.waitFor("meter ready and bonded on hci0", Self.readyBondedOn("hci0"))
+        try await waitUntil("the pairing after StartNotify's refusal logged") {
+            harness.log().contains("pairing \(Self.meterID) via hci0: StartNotify needs a secure link")
+        }
+        @Sendable func reads() async throws -> [StoredReadingInfo] {
+            let page = try await harness.fleetctl(["readings", Self.meterID, "--since", "0", "--json"])
+            return try JSONDecoder().decode(ReadingsPage.self, from: Data(page.stdout.utf8)).readings.filter { $0.delivery == .read }
+        }
+        try await waitUntil("the read on connect in the outbox") { try await !reads().isEmpty }
+        let recorded = try await reads()
+        #expect(recorded.count == 1 && recorded.first?.characteristic.contains("2a51") == true, "\(recorded)")
+        let sessions = try await harness.fleetctl(["readings", Self.meterID, "--since", "0", "--json"])
+        #expect(Set(try JSONDecoder().decode(ReadingsPage.self, from: Data(sessions.stdout.utf8)).readings.map(\.session)).count == 1)
+    }
+
+    @Test("SIGHUP that adds a passkey device registers the agent again as KeyboardDisplay, and the device pairs with MITM")
+    func reloadReregistersTheAgentCapability() async throws {
+        // 2A18 needs an authenticated key, which only passkey entry gives: an agent left NoInputNoOutput would
+        // pair Just Works and the meter would never be ready.
+        let scenario = Self.scenario().replacingOccurrences(of: "security=encrypt", with: "security=authenticate")
+        let justWorks = "[device \"addr-C0FFEE000066\"]\nname = Intruder\nsubscribe = 2a19\npairing = just-works required\n\n"
+        let harness = try await FleetHarness(scenario: scenario, configuration: Self.quickPolicy + justWorks)
+        defer { harness.stop() }
+        try await harness.waitFor("the just-works device ready") { $0["addr-C0FFEE000066"]?["state"]?.stringValue == "ready" }
+        #expect(harness.log().contains("pairing agent registered as NoInputNoOutput"))
+        try (justWorks + Self.configuration(pairing: "passkey required")).write(toFile: harness.configPath, atomically: true, encoding: .utf8)
+        try await harness.signalDaemon(SIGHUP)
+        try await harness.waitFor("meter ready and bonded on hci0", timeout: .seconds(20), Self.readyBondedOn("hci0"))
+        try await waitUntil("the agent registered again") { harness.log().contains("pairing agent registered as KeyboardDisplay") }
+        #expect(harness.log().contains("pairing agent unregistered (was NoInputNoOutput); the configuration changed"))
+        #expect(harness.log().contains("gave the configured passkey to \(Self.meterID)"))
+    }
+
     @Test("a wrong passkey stops the device as needsPairing, with a log line, and nothing is retried")
     func wrongPasskey() async throws {
         let harness = try await FleetHarness(scenario: Self.scenario(), configuration: Self.configuration(passkey: "passkey = 654321"))

@@ -177,10 +177,30 @@ public final class FidelityBlueZBackend: FidelityBackend, @unchecked Sendable {
         if case .failure(let error) = result, error.name != "org.bluez.Error.DoesNotExist" { throw error }
     }
 
-    /// The script's `forget hciN`: RemoveDevice of the peripheral adapter's paired objects, which deletes
-    /// its keys (device_remove_stored) and drops the link.
+    /// The peripheral forgets its bonds without deleting keys under a live link: it goes off the air (so fleetd
+    /// cannot reconnect meanwhile), drops the link as link-drop-rearm does, waits until its side of the link is
+    /// gone, then the script's `forget hciN` (RemoveDevice of the paired objects: the keys go,
+    /// device_remove_stored), and it advertises again. (This forget itself is clean; fleetd's next reconnect on
+    /// the forgotten key is what faults the guest kernel, so the stale-bond scenarios stay on the simulator:
+    /// docs/bluez-fidelity.md.)
     public func forgetBonds(_ peripheral: FidelityPeripheral) async throws {
-        try await command("forget hci\(peripheral.controller)")
+        let controller = peripheral.controller
+        try await command("advertise hci\(controller) off")
+        if try await peripheralLinks(controller) > 0 {
+            _ = try? await btmgmt(["--index", "\(controller)", "disconnect", "-t", "1", centralAddress])
+            try await waitUntil("hci\(controller)'s link to fleetd's adapter gone", timeout: .seconds(30)) {
+                try await self.peripheralLinks(controller) == 0
+            }
+        }
+        try await command("forget hci\(controller)")
+        try await command("advertise hci\(controller) on")
+    }
+
+    /// Connected Device1 objects under the peripheral's own adapter (its view of the centrals linked to it).
+    private func peripheralLinks(_ controller: Int) async throws -> Int {
+        try await managedObjects().filter { path, interfaces in
+            path.hasPrefix("/org/bluez/hci\(controller)/dev_") && interfaces["org.bluez.Device1"]?["Connected"]?.unwrapped.bool == true
+        }.count
     }
 
     public func address(of peripheral: FidelityPeripheral) async throws -> String {

@@ -100,11 +100,16 @@ public struct FidelityResult: Sendable {
     public var backend: String
     public var failure: String?
     public var seconds: Double
+    /// How many times fleetd gave up waiting for a link to become ready (`setup-timeout`) and reconnected.
+    /// A scenario may pass after such a recovery; the count says how often the backend needed one (on the
+    /// rig: the bonded-peripheral ATT race, docs/bluez-fidelity.md).
+    public var setUpTimeouts = 0
     public var passed: Bool { failure == nil }
 
-    /// The summary line the runner prints: `PASS name (backend, 3.2 s)` or `FAIL name (…): why`.
+    /// The summary line the runner prints: `PASS name (backend, 3.2 s)` or `FAIL name (…): why`, with
+    /// `, N set-up timeout(s)` inside the parentheses when fleetd had to recover from one.
     public var line: String {
-        let timing = String(format: "%.1f s", seconds)
+        let timing = String(format: "%.1f s", seconds) + (setUpTimeouts > 0 ? ", \(setUpTimeouts) set-up timeout(s)" : "")
         guard let failure else { return "PASS \(scenario) (\(backend), \(timing))" }
         return "FAIL \(scenario) (\(backend), \(timing)): \(failure)"
     }
@@ -127,9 +132,10 @@ extension FidelityScenario {
             if let fleet, !"\(error)".contains("--- fleetd log") { failure? += "\n--- fleetd log (tail) ---\n\(fleet.logTail())" }
         }
         fleet?.stop()
+        let setUpTimeouts = (fleet?.log() ?? "").components(separatedBy: " did not become ready within ").count - 1
         await backend.end(self, failed: failure != nil)
         let elapsed = start.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return FidelityResult(scenario: name, backend: backend.name, failure: failure, seconds: seconds)
+        return FidelityResult(scenario: name, backend: backend.name, failure: failure, seconds: seconds, setUpTimeouts: setUpTimeouts)
     }
 }

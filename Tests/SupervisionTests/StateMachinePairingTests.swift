@@ -83,6 +83,36 @@ import Testing
         #expect(driver.machine.devices[meter.id]?.lastReason?.contains("Not paired") == true)
     }
 
+    /// The reads on connect ran (and were recorded) before StartNotify was refused: set-up after pairing, on
+    /// the same link, must not read them again, and continues the link's reading session. A new link reads again.
+    @Test func setUpAfterPairingNeitherReadsAgainNorStartsANewSession() throws {
+        var driver = try driver(DevicePairing(policy: PairingPolicy(method: .justWorks)))
+        let first = try #require(try link(&driver, meter.object()).setUps.first)
+        #expect(first.read == [FleetFixture.battery])
+        let refused = Self.error("org.bluez.Error.NotPermitted", "Not paired", operation: "StartNotify")
+        let pair = try #require(Self.pairs(driver.setUpFinished(first, error: refused, read: [FleetFixture.battery])).first)
+        let paired = driver.send { $0.pairFinished(device: meter.id, token: pair.token, error: nil, now: $1) }
+        let second = try #require(paired.setUps.first)
+        #expect(second.read.isEmpty, "read again after pairing: \(second.read)")
+        #expect(second.subscribe == first.subscribe)
+        #expect(second.session == first.session, "a new reading session on the same link")
+        #expect(second.token != first.token)
+        driver.setUpFinished(second)
+        #expect(driver.phase(meter) == .ready)
+        // The next link is a new session and reads on connect again.
+        driver.linkDown(meter.object())
+        driver.advance(by: .seconds(60))
+        let connect = try #require(driver.history.connects.last)
+        var bonded = meter.object()
+        bonded.bonded = true
+        driver.see(bonded)
+        driver.linkUp(bonded)
+        driver.connectFinished(connect)
+        let third = try #require(driver.resolved(bonded).setUps.first)
+        #expect(third.read == [FleetFixture.battery])
+        #expect(third.session != first.session)
+    }
+
     @Test func aDeviceWithoutPairingIsNotPairedOnARefusal() throws {
         var driver = try driver(nil)
         let setUp = try #require(try link(&driver, meter.object()).setUps.first)

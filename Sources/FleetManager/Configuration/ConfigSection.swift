@@ -41,7 +41,7 @@ public enum ConfigSection: String, Sendable, Hashable, CaseIterable, CustomStrin
         switch self {
         case .daemon:
             ["snapshot", "store", "control-socket", "control-group", "log-level", "log-target", "leave-links-on-exit",
-             "eviction-hold-off", "setup-timeout", "metrics-textfile", "agent-default"]
+             "eviction-hold-off", "setup-timeout", "metrics-textfile", "agent-default", "agent-capability"]
         case .adapters: ["use", "capacity"]
         case .adapter: ["capacity"]
         case .scan: ["service-uuids", "duplicate-data"]

@@ -86,11 +86,20 @@ extension FleetConfiguration {
         return out
     }
 
-    /// How fleetd's agent registers: KeyboardDisplay when a device types a passkey, else NoInputNoOutput;
-    /// nil when no device pairs and no default agent was asked for (no agent is registered).
+    /// How fleetd's agent registers: the configured `agent-capability`, or (`auto`) KeyboardDisplay when a
+    /// device types a passkey, else NoInputNoOutput; nil when no device pairs and no default agent was asked
+    /// for (no agent is registered).
     public var agentRegistration: AgentRegistration? {
         let policies = devices.compactMap { $0.pairing?.policy }
         guard !policies.isEmpty || agentDefault else { return nil }
-        return AgentRegistration.plan(for: policies, requestDefault: agentDefault)
+        return AgentRegistration.plan(for: policies, requestDefault: agentDefault, capability: agentCapability)
+    }
+
+    /// The devices whose passkey comes from a file, with the file: checked at start and on reload.
+    public var passkeyFiles: [(device: String, path: String)] {
+        devices.compactMap { device in
+            guard case .passkey(.file(let path))? = device.pairing?.policy.method else { return nil }
+            return (device.id, path)
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Identity
+import Pairing
 import Policy
 
 extension FleetConfiguration {
@@ -69,6 +70,18 @@ extension FleetConfiguration {
         // after the device object was removed and re-added.
         self.duplicateData = duplicateData ?? identityRules.contains { [.manufacturerData, .serviceData].contains($0.kind) }
         for (reader, id) in deviceSections { try identity.checkReachable(id, device: reader) }
+        try checkAgentCapability(document)
+    }
+
+    /// An agent-capability that cannot type a passkey, while a device pairs with one: its pairing could
+    /// never succeed (the kernel would use Just Works, or fail for want of MITM protection).
+    private func checkAgentCapability(_ document: ConfigDocument) throws(ConfigError) {
+        guard let capability = agentCapability, !capability.canEnterPasskey,
+              let device = devices.first(where: { $0.pairing?.policy.needsPasskeyEntry == true }) else { return }
+        let daemon = document.sections.first { $0.header == "[daemon]" }
+        let line = daemon?.entries.first { $0.key == "agent-capability" }?.line ?? 0
+        throw ConfigError(.invalidValue, file: document.file, line: line, section: "[daemon]", key: "agent-capability",
+                          "\(capability.configName) cannot enter the passkey [device \"\(device.id)\"] pairs with; use keyboard-only, keyboard-display or auto")
     }
 
     private mutating func applyDaemon(_ r: ConfigSectionReader) throws(ConfigError) {
@@ -98,6 +111,10 @@ extension FleetConfiguration {
         if let d = try r.duration("eviction-hold-off") { evictionHoldOff = d }
         if let d = try r.duration("setup-timeout", allowZero: false) { setUpTimeout = d }
         if let flag = try r.bool("agent-default") { agentDefault = flag }
+        let capabilities = ["auto"] + AgentCapability.configurable.map(\.configName)
+        if let name = try r.choice("agent-capability", of: capabilities) {
+            agentCapability = AgentCapability.configurable.first { $0.configName == name }
+        }
         if let p = try r.optionalPath("metrics-textfile") {
             // node_exporter's textfile collector reads only *.prom files.
             if let p, !p.hasSuffix(".prom") {

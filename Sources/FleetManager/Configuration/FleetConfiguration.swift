@@ -1,4 +1,5 @@
 import Identity
+import Pairing
 import Policy
 
 /// Everything fleetd's configuration file says, typed and validated: what to keep linked, through which
@@ -34,6 +35,9 @@ public struct FleetConfiguration: Sendable, Hashable {
     /// security elevations (a GATT call refused for lack of encryption) ask it too. BlueZ 5.66 makes the first
     /// agent registered the default anyway when there is none.
     public var agentDefault = false
+    /// The capability fleetd's agent registers with (`agent-capability`); nil (`auto`) derives it from the
+    /// devices' pairing (``AgentRegistration/plan(for:requestDefault:capability:)``).
+    public var agentCapability: AgentCapability? = nil
 
     // [outbox]
     /// The outbox in a file of its own; nil keeps it in the store (see ``resolvedOutboxPath``).

@@ -40,20 +40,20 @@ extension FleetSupervisor {
                         logger.warning("RemoveDevice \(path) failed: \(error)")
                     }
                 }
-            case .setUp(let device, let path, let subscribe, let read, let token):
+            case .setUp(let device, let path, let subscribe, let read, let token, let session):
                 let characteristics = tree.characteristics(of: path)
                 let client = self.client
                 let logger = self.logger
                 let feed = self.feed
                 let readings = self.readings
-                readings?.beginSession(device: device, token: token)
+                readings?.beginSession(device: device, token: session)
                 let events = bluezEvents
                 Task { [weak self] in
-                    let failure = await Self.setUp(device: device, characteristics: characteristics, subscribe: subscribe, read: read,
-                                                   client: client, logger: logger, feed: feed, readings: readings)
+                    let (done, failure) = await Self.setUp(device: device, characteristics: characteristics, subscribe: subscribe, read: read,
+                                                           client: client, logger: logger, feed: feed, readings: readings)
                     // A link lost before the last answer is heard first: the device is not reported ready meanwhile.
                     await self?.caughtUp(to: events?.lastDelivered ?? 0)
-                    await self?.setUpDone(device: device, token: token, error: failure)
+                    await self?.setUpDone(device: device, token: token, read: done, error: failure)
                 }
             case .schedule(let timer, let delay):
                 timers[timer]?.cancel()
@@ -115,8 +115,8 @@ extension FleetSupervisor {
         perform(machine.connectFinished(device: device, token: token, error: error, now: now()))
     }
 
-    func setUpDone(device: DeviceID, token: UInt64, error: BlueZError?) {
-        perform(machine.setUpFinished(device: device, token: token, error: error, now: now()))
+    func setUpDone(device: DeviceID, token: UInt64, read: [String], error: BlueZError?) {
+        perform(machine.setUpFinished(device: device, token: token, error: error, read: read, now: now()))
         if initialSetUps.remove(device) != nil, initialSetUps.isEmpty { releaseReadyWaiter() }
     }
 
@@ -127,10 +127,12 @@ extension FleetSupervisor {
     }
 
     /// Reads on connect and StartNotify for each configured characteristic. A characteristic the device does
-    /// not have is a warning, not a reason to drop the link.
+    /// not have is a warning, not a reason to drop the link. Returns the characteristics read (and recorded),
+    /// with the error that ended set-up early, if any.
     static func setUp(device: DeviceID, characteristics: [CharacteristicObject], subscribe: [String], read: [String],
-                      client: BlueZClient, logger: Logger, feed: EventFeed, readings: ReadingRecorder? = nil) async -> BlueZError? {
+                      client: BlueZClient, logger: Logger, feed: EventFeed, readings: ReadingRecorder? = nil) async -> (read: [String], failure: BlueZError?) {
         func find(_ uuid: String) -> CharacteristicObject? { characteristics.first { $0.uuid == uuid } }
+        var done: [String] = []
         for uuid in read {
             guard let characteristic = find(uuid) else {
                 logger.warning("\(device) has no characteristic \(uuid) to read", metadata: ["device": device.rawValue, "reason": "missing-characteristic"])
@@ -141,26 +143,27 @@ extension FleetSupervisor {
                 feed.publish(device: device, kind: .notification(characteristic: uuid, value: value),
                              text: "read on connect (\(value.count) bytes)")
                 readings?.record(device: device, characteristic: uuid, kind: .read, value: value)
+                done.append(uuid)
             } catch {
-                return error
+                return (done, error)
             }
         }
         for uuid in subscribe {
             guard let characteristic = find(uuid) else {
                 // A device is ready only with every configured subscription armed; a missing one is an error
                 // that names the characteristic, not a silently partial device.
-                return BlueZError(operation: "StartNotify", path: "\(device)", name: "io.fleetd.Error.CharacteristicNotFound",
-                                  message: "no characteristic \(uuid) among the \(characteristics.count) BlueZ resolved")
+                return (done, BlueZError(operation: "StartNotify", path: "\(device)", name: "io.fleetd.Error.CharacteristicNotFound",
+                                         message: "no characteristic \(uuid) among the \(characteristics.count) BlueZ resolved"))
             }
             do throws(BlueZError) {
                 try await client.startNotify(characteristic: characteristic.path)
             } catch where error.name == "org.bluez.Error.InProgress" || error.message.lowercased().contains("already") {
                 // Already notifying for us: the subscription is armed.
             } catch {
-                return error
+                return (done, error)
             }
         }
-        return nil
+        return (done, nil)
     }
 
     /// A lifecycle event, told twice: to the log for people, and to the feed for `fleetctl watch`.

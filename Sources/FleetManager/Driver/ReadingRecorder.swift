@@ -7,10 +7,10 @@ import Synchronization
 /// Appends every value a fleet device delivers (notifications, indications, reads on connect) to the durable
 /// outbox, tagged with the link session it came from.
 ///
-/// The session is the state machine's set-up token for the link (`FleetAction.setUp`'s `token`): a new one
-/// at every link-up, so values before and after a reconnect differ in `session`. Tokens restart with fleetd,
-/// so a session is unique only together with the fleetd run; the per-device `seq` is what stays gap-free
-/// across restarts.
+/// The session is the token of the link's first set-up (`FleetAction.setUp`'s `session`, which a set-up run
+/// again on the same link after pairing keeps): a new one at every link-up, so values before and after a
+/// reconnect differ in `session`. Tokens restart with fleetd, so a session is unique only together with the
+/// fleetd run; the per-device `seq` is what stays gap-free across restarts.
 public final class ReadingRecorder: Sendable {
     public let outbox: Outbox
     private let sessions = Mutex<[DeviceID: Int64]>([:])

@@ -85,7 +85,7 @@ extension PairingAgent {
     }
 
     private func released() {
-        state.withLock { $0.registered = false }
+        state.withLock { $0.registered = nil }
         logger.notice("BlueZ released the pairing agent", metadata: ["agent_path": Self.path])
         onRelease()
     }

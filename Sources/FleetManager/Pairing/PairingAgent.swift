@@ -8,6 +8,9 @@ import Synchronization
 /// device's `passkey-file` when asked.
 ///
 /// Every decision is logged: a refusal at `warning` with the reason, an acceptance at `notice`.
+///
+/// The registration (capability, default or not) follows the configuration: nil registers nothing, and a
+/// reload that changes it registers the agent again (BlueZ fixes an agent's capability at RegisterAgent).
 public final class PairingAgent: Sendable {
     /// Where the agent object lives.
     public static let path = "/io/fleetd/agent"
@@ -17,7 +20,6 @@ public final class PairingAgent: Sendable {
     public typealias Lookup = @Sendable (_ devicePath: String) async -> PairingCandidate?
 
     public let tree: DBusObjectTree
-    public let registration: AgentRegistration
     let lookup: Lookup
     let logger: Logger
     let state = Mutex(AgentState())
@@ -25,27 +27,55 @@ public final class PairingAgent: Sendable {
     let onRelease: @Sendable () -> Void
 
     struct AgentState {
+        /// What the configuration asks for; nil: no agent.
+        var registration: AgentRegistration?
         var exported = false
-        var registered = false
+        /// The registration in force at BlueZ; nil: not registered.
+        var registered: AgentRegistration?
         /// Bumped by Cancel: a decision that started before it answers Canceled.
         var generation: UInt64 = 0
     }
 
-    /// An agent exported through `tree` (whose connection is fleetd's bus connection).
-    public init(tree: DBusObjectTree, registration: AgentRegistration, logger: Logger,
+    /// An agent exported through `tree` (whose connection is fleetd's bus connection); `registration` nil
+    /// registers nothing until a reconfiguration asks for an agent.
+    public init(tree: DBusObjectTree, registration: AgentRegistration?, logger: Logger,
                 onRelease: @escaping @Sendable () -> Void = {}, lookup: @escaping Lookup) {
         self.tree = tree
-        self.registration = registration
         self.logger = logger
         self.onRelease = onRelease
         self.lookup = lookup
+        state.withLock { $0.registration = registration }
     }
 
-    public var isRegistered: Bool { state.withLock { $0.registered } }
+    public var isRegistered: Bool { state.withLock { $0.registered != nil } }
+
+    /// The registration the configuration asks for (nil: no agent).
+    public var registration: AgentRegistration? { state.withLock { $0.registration } }
+
+    /// Takes the registration a reloaded configuration asks for. When it differs from the one in force the
+    /// agent is unregistered and, unless `registration` is nil, registered again with it. Returns whether
+    /// anything changed.
+    @discardableResult
+    public func reconfigure(_ registration: AgentRegistration?) async throws(PairingAgentError) -> Bool {
+        let previous = state.withLock { s -> AgentRegistration?? in
+            guard s.registration != registration else { return .none }
+            s.registration = registration
+            return .some(s.registered)
+        }
+        guard case .some(let inForce) = previous else { return false }
+        if let inForce {
+            try await unregister()
+            logger.info("pairing agent unregistered (was \(inForce.capability.rawValue)); the configuration changed",
+                        metadata: ["agent_path": Self.path, "capability": inForce.capability.rawValue])
+        }
+        try await register()
+        return true
+    }
 
     /// Exports the object (once) and registers it with AgentManager1 with the planned capability, then asks
-    /// to be the default agent when configured.
+    /// to be the default agent when configured. Does nothing while the configuration asks for no agent.
     public func register() async throws(PairingAgentError) {
+        guard let registration = state.withLock({ $0.registration }) else { return }
         let export = state.withLock { s -> Bool in
             defer { s.exported = true }
             return !s.exported
@@ -61,7 +91,7 @@ public final class PairingAgent: Sendable {
         } catch {
             throw .register(error)
         }
-        state.withLock { $0.registered = true }
+        state.withLock { $0.registered = registration }
         if registration.requestDefault {
             do throws(DBusError) { _ = try await manager("RequestDefaultAgent", [.objectPath(Self.path)]) } catch {
                 throw .requestDefault(error)
@@ -73,8 +103,11 @@ public final class PairingAgent: Sendable {
 
     /// UnregisterAgent (BlueZ sends no Release for it).
     public func unregister() async throws(PairingAgentError) {
-        guard state.withLock({ $0.registered }) else { return }
-        state.withLock { $0.registered = false }
+        let wasRegistered = state.withLock { s -> Bool in
+            defer { s.registered = nil }
+            return s.registered != nil
+        }
+        guard wasRegistered else { return }
         do throws(DBusError) { _ = try await manager("UnregisterAgent", [.objectPath(Self.path)]) } catch {
             throw .unregister(error)
         }

@@ -15,6 +15,7 @@ struct SetUpRequest: Hashable {
     var subscribe: [String]
     var read: [String]
     var token: UInt64
+    var session: UInt64
 }
 
 extension Array where Element == FleetAction {
@@ -27,8 +28,8 @@ extension Array where Element == FleetAction {
 
     var setUps: [SetUpRequest] {
         compactMap {
-            guard case let .setUp(device, path, subscribe, read, token) = $0 else { return nil }
-            return SetUpRequest(device: device, path: path, subscribe: subscribe, read: read, token: token)
+            guard case let .setUp(device, path, subscribe, read, token, session) = $0 else { return nil }
+            return SetUpRequest(device: device, path: path, subscribe: subscribe, read: read, token: token, session: session)
         }
     }
 

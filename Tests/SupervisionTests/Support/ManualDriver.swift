@@ -88,8 +88,11 @@ struct ManualDriver {
     }
 
     @discardableResult
-    mutating func setUpFinished(_ request: SetUpRequest, error: BlueZError? = nil) -> [FleetAction] {
-        send { $0.setUpFinished(device: request.device, token: request.token, error: error, now: $1) }
+    /// The driver's report on a set-up; `read` is what it read before it finished (all of the request's reads
+    /// when it succeeded, unless given).
+    mutating func setUpFinished(_ request: SetUpRequest, error: BlueZError? = nil, read: [String]? = nil) -> [FleetAction] {
+        send { $0.setUpFinished(device: request.device, token: request.token, error: error,
+                                read: read ?? (error == nil ? request.read : []), now: $1) }
     }
 
     /// Advances the clock, firing every live timer that falls due on the way, earliest first (as the
