@@ -74,10 +74,15 @@ extension FleetSupervisor {
         return id
     }
 
-    /// `text` without its leading and trailing tabs and space separators (Unicode Zs), the set Foundation's
-    /// `CharacterSet.whitespaces` trimmed.
+    /// `text` without its leading and trailing blanks: the tab, the space separators (Unicode Zs) and the zero
+    /// width space, the set Foundation's `CharacterSet.whitespaces` trimmed.
     static func trimmingBlanks(_ text: String) -> String {
-        func isBlank(_ scalar: Unicode.Scalar) -> Bool { scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator }
+        func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.value {
+            case 0x09, 0x20, 0xA0, 0x1680, 0x2000...0x200B, 0x202F, 0x205F, 0x3000: true
+            default: false
+            }
+        }
         let scalars = text.unicodeScalars
         guard let first = scalars.firstIndex(where: { !isBlank($0) }), let last = scalars.lastIndex(where: { !isBlank($0) }) else { return "" }
         return String(scalars[first...last])
