@@ -13,8 +13,9 @@ import PackageDescription
 /// - The control plane in three rooms, arrows pointing down: FleetProtocol (the varlink interface, typed
 ///   requests and replies, the JSON codec; no sockets served, no CLI), FleetControlServer (the socket,
 ///   credentials, the varlink server and the service mapping; linked by fleetd) and FleetCLI (fleetctl's
-///   parser, runner, formatter and client connection). fleetd links no CLI code, fleetctl no server code
-///   (scripts/check-links checks the binaries).
+///   parser, runner, formatter and client connection). fleetd links no CLI code, fleetctl no server code,
+///   and neither links full Foundation: the rooms they link import FoundationEssentials only (scripts/check-links
+///   checks the binaries).
 /// - FleetStore: the SQLite state store and the durable outbox of readings (over CSQLite).
 /// - BlueZSimulator: a BlueZ 5.66 look-alike on D-Bus; fleetd never imports it.
 /// - FleetBroker: readings to the fleet's MQTT broker over libmosquitto (connection, topics, publish pump); FleetManager wires
@@ -48,11 +49,11 @@ let package = Package(
         .target(name: "FleetCLI", dependencies: ["FleetSystem", "FleetProtocol"]),
         .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetProtocol", "FleetControlServer", "FleetCLI", "BlueZSimulator", "Policy"], path: "Tests/FleetTestKit"),
         .target(name: "FleetStore", dependencies: ["CSQLite"]),
-        .target(name: "FleetBroker", dependencies: ["CMosquitto", "Policy", "FleetPlatform"]),
+        .target(name: "FleetBroker", dependencies: ["CMosquitto", "Policy", "FleetSystem", "FleetPlatform"]),
         .target(name: "BrokerTestKit", dependencies: ["FleetBroker", "FleetTestKit"], path: "Tests/BrokerTestKit"),
 
-        .executableTarget(name: "fleetd", dependencies: ["FleetManager", "Supervision", "FleetPlatform", "FleetControlServer", "FleetProtocol"]),
-        .executableTarget(name: "fleetctl", dependencies: ["FleetCLI"]),
+        .executableTarget(name: "fleetd", dependencies: ["FleetManager", "Supervision", "FleetSystem", "FleetPlatform", "FleetControlServer", "FleetProtocol"]),
+        .executableTarget(name: "fleetctl", dependencies: ["FleetCLI", "FleetSystem"]),
         .executableTarget(name: "bluez-sim", dependencies: ["BlueZSimulator", "FleetPlatform"]),
         .executableTarget(name: "fleet-fidelity", dependencies: ["FleetTestKit", "BlueZSimulator"]),
         .executableTarget(name: "fleet-control-probe", dependencies: ["FleetTestKit", "FleetControlServer"]),

@@ -1,5 +1,6 @@
 import FleetProtocol
-import Foundation
+import FleetSystem
+import FoundationEssentials
 
 /// Human renderings of daemon replies: aligned tables and short sentences.
 struct FleetctlFormatter {
@@ -158,7 +159,7 @@ struct FleetctlFormatter {
         var value = Double(count) / 1024
         var unit = 0
         while value >= 1024, unit < units.count - 1 { value /= 1024; unit += 1 }
-        return String(format: "%.1f", value) + " " + units[unit]
+        return value.fixedPointText(fractionDigits: 1) + " " + units[unit]
     }
 
     private func deviceTable(_ devices: [DeviceInfo]) -> String {

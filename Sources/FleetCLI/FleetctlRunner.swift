@@ -1,5 +1,5 @@
 import FleetProtocol
-import Foundation
+import FoundationEssentials
 
 /// Executes a parsed fleetctl command against the daemon and prints the result as a table or JSON.
 ///

@@ -1,9 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import FleetProtocol
 import FleetSystem
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The varlink control server: accepts clients on a Unix stream socket and answers them with a `FleetService`.
@@ -98,9 +99,7 @@ public final class VarlinkServer: Sendable {
             throw ControlSocketError(operation: "eventfd", errno: error)
         }
         let loop = PollLoop(server: self, listener: listener)
-        let thread = Thread { loop.run() }
-        thread.name = "fleetd-control"
-        thread.start()
+        DetachedThread.start(name: "fleetd-control") { loop.run() }
     }
 
     /// Stops accepting, closes every client, removes the socket file this server created, and waits for the poll thread.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How a stored value arrived from its device.
 public enum ValueDelivery: String, Sendable, Equatable, Codable, CaseIterable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One varlink method call: `{"method": …, "parameters": {…}, "more": …, "oneway": …}`, held as its JSON
 /// text with the envelope decoded. Built from parts by a client, or from a received frame by the server,
@@ -49,9 +49,9 @@ public struct VarlinkCall: Sendable {
         // JSONDecoder checks a string only when it decodes it, so a broken escape or invalid UTF-8 in a member
         // nobody reads would pass; a peer sending that is not speaking JSON, and its stream is not trusted further.
         do {
-            _ = try JSONSerialization.jsonObject(with: Data(json), options: [.fragmentsAllowed])
+            try VarlinkJSON.checkWholeDocument(json)
         } catch {
-            throw .notJSON(.invalidRequest("not valid JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] ?? error)"))
+            throw .notJSON(error)
         }
         let header: Header
         do {

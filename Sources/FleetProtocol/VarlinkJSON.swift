@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The protocol's one JSON codec: Foundation's `JSONEncoder` and `JSONDecoder`, chosen over a hand-written
 /// codec by ControlBench's figures (`make bench`). Failures come back as the varlink errors a peer should see.
@@ -63,8 +63,11 @@ enum VarlinkJSON {
     /// What the decoder said about a document that is not JSON, e.g. "Unexpected character 'x' at line 1, column 3".
     static func syntaxReason(_ context: DecodingError.Context) -> String {
         guard let underlying = context.underlyingError else { return "not valid JSON" }
-        return "not valid JSON: \((underlying as NSError).userInfo[NSDebugDescriptionErrorKey] ?? underlying)"
+        return "not valid JSON: \((underlying as? CocoaError)?.userInfo[debugDescriptionKey] ?? underlying)"
     }
+
+    /// Foundation's `NSDebugDescriptionErrorKey`, which FoundationEssentials uses but does not export.
+    private static let debugDescriptionKey = "NSDebugDescription"
 
     /// `devices[3].state` from a coding path, without the envelope's `parameters` key.
     static func name(_ path: [any CodingKey]) -> String {

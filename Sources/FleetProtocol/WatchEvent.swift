@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One entry of the `Watch` stream: a lifecycle change, a link going down or coming back, or a notified value.
 public struct WatchEvent: Sendable, Equatable {

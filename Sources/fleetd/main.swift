@@ -5,17 +5,27 @@ import FleetControlServer
 import FleetManager
 import FleetPlatform
 import FleetProtocol
+import FleetSystem
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Supervision
-import Foundation
+import Synchronization
 
 let version = FleetRelease.version
 let environment = ProcessInfo.processInfo.environment
+
+/// Writes `message` to standard error before exiting. A failed write has nowhere left to be reported.
+func writeError(_ message: String) {
+    FileDescriptor.borrowing(STDERR_FILENO) { standardError in try? standardError.writeAll(message.utf8) }
+}
 
 let arguments: DaemonArguments
 do {
     arguments = try DaemonArguments.parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
-    FileHandle.standardError.write(Data("fleetd: \(error)\n".utf8))
+    writeError("fleetd: \(error)\n")
     exit(error.exitCode)
 }
 if arguments.showHelp { print(DaemonArguments.help); exit(0) }
@@ -26,7 +36,7 @@ if let path = arguments.checkConfig {
         print("\(path): OK: \(checked.devices.count) device(s), \(checked.identityRules.count) identity rule(s), capacity \(checked.defaultCapacity) per adapter")
         exit(0)
     } catch {
-        FileHandle.standardError.write(Data("fleetd: \(error)\n".utf8))
+        writeError("fleetd: \(error)\n")
         exit(3)
     }
 }
@@ -40,7 +50,7 @@ var configuration: FleetConfiguration
 do {
     configuration = try loadConfiguration(arguments.configPath)
 } catch {
-    FileHandle.standardError.write(Data("fleetd: \(error)\n".utf8))
+    writeError("fleetd: \(error)\n")
     exit(3)
 }
 if let snapshot = arguments.snapshotPath { configuration.snapshotPath = snapshot }
@@ -105,13 +115,12 @@ let supervisor = FleetSupervisor(machine: machine, client: BlueZClient(bus: bus)
 await supervisor.configurePairing(configuration.pairing)
 
 /// The configuration in force, shared by SIGHUP and `fleetctl reload`.
-final class ConfigurationHolder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: FleetConfiguration
-    init(_ configuration: FleetConfiguration) { current = configuration }
+final class ConfigurationHolder: Sendable {
+    private let current: Mutex<FleetConfiguration>
+    init(_ configuration: FleetConfiguration) { current = Mutex(configuration) }
     var value: FleetConfiguration {
-        get { lock.withLock { current } }
-        set { lock.withLock { current = newValue } }
+        get { current.withLock { $0 } }
+        set { current.withLock { $0 = newValue } }
     }
 }
 let holder = ConfigurationHolder(configuration)

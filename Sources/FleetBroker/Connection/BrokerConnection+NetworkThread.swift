@@ -1,5 +1,6 @@
+import Dispatch
 import FleetPlatform
-import Foundation
+import FoundationEssentials
 import Policy
 #if canImport(Glibc)
 import Glibc

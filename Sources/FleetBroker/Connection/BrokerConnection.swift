@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FleetSystem
+import FoundationEssentials
 import Synchronization
 
 /// One gateway's link to the fleet's MQTT broker over libmosquitto: QoS 1 publishes that return an id, PUBACKs
@@ -51,10 +53,7 @@ public final class BrokerConnection: Sendable {
             return true
         }
         guard first else { return }
-        let thread = Thread { [self] in runNetworkLoop() }
-        thread.name = "mqtt-link"
-        thread.stackSize = 1 << 20
-        thread.start()
+        DetachedThread.start(name: "mqtt-link", stackSize: 1 << 20) { [self] in runNetworkLoop() }
     }
 
     /// The link now: phase, session, counts, last error.

@@ -1,5 +1,8 @@
 internal import CMosquitto
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One libmosquitto client handle, owned: created with `mosquitto_new`, destroyed in `deinit`.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One value a device sent, in the form the broker publisher needs: the mapping target for the outbox's
 /// stored reading (issue 16). Published as JSON (``jsonPayload``, `docs/mqtt-reading.schema.json`) on

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A device's lifecycle state as retained on `<prefix>/<gateway>/<device>/state`, so a consumer that subscribes
 /// later learns each device's last known state at once.

@@ -2,7 +2,10 @@ import FleetBroker
 import FleetPlatform
 import FleetProtocol
 import FleetStore
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Supervision
 import Synchronization
 

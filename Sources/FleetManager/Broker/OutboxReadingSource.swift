@@ -1,6 +1,6 @@
 import FleetBroker
 import FleetStore
-import Foundation
+import FoundationEssentials
 import Synchronization
 
 /// The outbox as the publish pump's ``ReadingSource``: one named consumer whose cursor is the broker's

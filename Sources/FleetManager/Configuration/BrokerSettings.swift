@@ -1,5 +1,8 @@
 import FleetBroker
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The `[mqtt]` section: where this gateway publishes its readings, typed and checked (pure: no file is read).
 /// The section without `host` switches publishing off; `fleetd` then runs as before, readings in the outbox only.

@@ -1,4 +1,5 @@
-import Foundation
+import FleetSystem
+import FoundationEssentials
 import Identity
 import Pairing
 import Policy
@@ -16,8 +17,7 @@ extension FleetConfiguration {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            let reason = (error as NSError).localizedFailureReason ?? error.localizedDescription
-            throw ConfigError(.unreadableFile, file: path, line: 0, "cannot read the configuration file: \(reason)")
+            throw ConfigError(.unreadableFile, file: path, line: 0, "cannot read the configuration file: \(readFailure(error))")
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigError(.unreadableFile, file: path, line: 0, "the configuration file is not UTF-8 text")
@@ -26,6 +26,13 @@ extension FleetConfiguration {
         let configuration = try FleetConfiguration(document: document)
         try configuration.checkBrokerFiles(document)
         return configuration
+    }
+
+    /// Why a file could not be read, from the errno under FoundationEssentials' error: "No such file or
+    /// directory (ENOENT)", "Is a directory (EISDIR)".
+    static func readFailure(_ error: any Error) -> String {
+        if let posix = (error as? CocoaError)?.underlying as? POSIXError { return Errno(rawValue: posix.code.rawValue).description }
+        return "\(error)"
     }
 
     init(document: ConfigDocument) throws(ConfigError) {

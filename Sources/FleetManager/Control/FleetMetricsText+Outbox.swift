@@ -1,6 +1,6 @@
 import FleetProtocol
 import FleetStore
-import Foundation
+import FoundationEssentials
 
 /// The outbox's families: depth, committed id, commit latency, bytes written, drops and the last error.
 extension FleetMetricsText {
@@ -38,9 +38,7 @@ extension FleetMetricsText {
         }
         out += "# HELP fleetd_outbox_consumer_unacknowledged Committed readings a named consumer has not acknowledged.\n"
         out += "# TYPE fleetd_outbox_consumer_unacknowledged gauge\n"
-        func label(_ name: String) -> String {
-            name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
-        }
+        func label(_ name: String) -> String { labelValue(name) }
         for consumer in stats.consumers {
             out += "fleetd_outbox_consumer_unacknowledged{consumer=\"\(label(consumer.name))\"} \(consumer.unacknowledged)\n"
         }

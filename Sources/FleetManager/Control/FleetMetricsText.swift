@@ -4,14 +4,27 @@ import FleetProtocol
 /// Prometheus text exposition (format 0.0.4) of the fleet: devices by state, links per adapter, connect
 /// attempts and failures, evictions by reason, reconnect latency and notifications received.
 enum FleetMetricsText {
+    /// `value` with the label-value escapes of the text format (backslash, double quote, line feed), by
+    /// scalar: a "\r\n" keeps its "\r" and has its "\n" escaped.
+    static func labelValue(_ value: String) -> String {
+        var escaped = String.UnicodeScalarView()
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\\": escaped.append(contentsOf: #"\\"#.unicodeScalars)
+            case "\"": escaped.append(contentsOf: #"\""#.unicodeScalars)
+            case "\n": escaped.append(contentsOf: #"\n"#.unicodeScalars)
+            default: escaped.append(scalar)
+            }
+        }
+        return String(escaped)
+    }
+
     static func render(machine: FleetStateMachine, metrics: FleetMetrics, feed: EventFeed) -> String {
         var out = ""
         func family(_ name: String, _ type: String, _ help: String) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
         }
-        func escape(_ value: String) -> String {
-            value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
-        }
+        func escape(_ value: String) -> String { labelValue(value) }
         family("fleetd_devices", "gauge", "Wanted fleet devices by state.")
         // Labelled with the control interface's state names, so a dashboard and fleetctl say the same thing.
         var byState: [String: Int] = [:]

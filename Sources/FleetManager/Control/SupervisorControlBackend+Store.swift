@@ -1,7 +1,7 @@
 import FleetControlServer
 import FleetProtocol
 import FleetStore
-import Foundation
+import FoundationEssentials
 
 /// The stored-value methods (durable Watch, Acknowledge, Readings), answered from the supervisor's outbox.
 extension SupervisorControlBackend {

@@ -1,6 +1,6 @@
 import FleetControlServer
 import FleetProtocol
-import Foundation
+import FoundationEssentials
 import Supervision
 
 /// fleetctl's API (`FleetControlBackend`) answered by the running supervisor.

@@ -1,6 +1,6 @@
 import FleetControlServer
 import FleetProtocol
-import Foundation
+import FoundationEssentials
 import Identity
 import Policy
 import Supervision
@@ -65,13 +65,27 @@ extension FleetSupervisor {
     /// an id nobody has yet adds a wanted device, unless it is also a prefix of known ids, where the operator
     /// may have meant one of them: that is ambiguous, not a guess. Anything else resolves as everywhere.
     func connectTarget(_ reference: String) throws(FleetControlError) -> DeviceID {
-        let trimmed = reference.trimmingCharacters(in: .whitespaces)
+        let trimmed = Self.trimmingBlanks(reference)
         guard let identity = try? FleetIdentity(stableID: trimmed) else { return try resolve(reference).id }
         let id = DeviceID(identity.stableID)
         if machine.devices[id] != nil { return id }
         let prefixed = machine.devices.keys.map(\.rawValue).filter { $0.hasPrefix(trimmed) }
         if !prefixed.isEmpty { throw .ambiguousDevice(reference: reference, candidates: ([id.rawValue] + prefixed).sorted()) }
         return id
+    }
+
+    /// `text` without its leading and trailing blanks: the tab, the space separators (Unicode Zs) and the zero
+    /// width space, the set Foundation's `CharacterSet.whitespaces` trimmed.
+    static func trimmingBlanks(_ text: String) -> String {
+        func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.value {
+            case 0x09, 0x20, 0xA0, 0x1680, 0x2000...0x200B, 0x202F, 0x205F, 0x3000: true
+            default: false
+            }
+        }
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isBlank($0) }), let last = scalars.lastIndex(where: { !isBlank($0) }) else { return "" }
+        return String(scalars[first...last])
     }
 
     public func disconnect(_ reference: String) throws(FleetControlError) -> DisconnectOutcome {

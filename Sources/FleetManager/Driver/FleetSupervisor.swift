@@ -1,5 +1,5 @@
 import FleetPlatform
-import Foundation
+import FoundationEssentials
 import Identity
 import Policy
 import Supervision

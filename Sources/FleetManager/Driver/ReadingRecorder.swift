@@ -1,6 +1,9 @@
 import FleetPlatform
 import FleetStore
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import Supervision
 import Synchronization
 

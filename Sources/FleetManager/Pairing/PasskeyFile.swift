@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Pairing
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import FleetSystem
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -52,7 +52,7 @@ enum AtomicFile {
             try? removeFile(temporary)
             throw WriteError(step: .rename, path: "\(temporary) → \(path)", errno: error)
         }
-        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let directory = directory(of: path)
         do {
             let handle = try FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY)
             try handle.sync()
@@ -60,6 +60,19 @@ enum AtomicFile {
         } catch {
             throw WriteError(step: .syncDirectory, path: directory, errno: error)
         }
+    }
+
+    /// The directory holding `path`: `/var/lib/fleetd` for `/var/lib/fleetd/state.json`, `/` for `/state.json`,
+    /// `.` for a bare file name; trailing and doubled slashes count as one (as NSString's
+    /// `deletingLastPathComponent` did).
+    static func directory(of path: String) -> String {
+        let bytes = Array(path.utf8)
+        var end = bytes.count
+        while end > 1 && bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
+        guard let slash = bytes[..<end].lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        var parentEnd = slash
+        while parentEnd > 0 && bytes[parentEnd - 1] == UInt8(ascii: "/") { parentEnd -= 1 }
+        return parentEnd == 0 ? "/" : String(decoding: bytes[..<parentEnd], as: UTF8.self)
     }
 
     /// Writes, syncs and closes the new file; close's own error counts, since a write-back failure can

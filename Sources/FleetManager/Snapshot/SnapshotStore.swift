@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Supervision
 #if canImport(Glibc)
 import Glibc
@@ -74,7 +74,7 @@ public struct SnapshotStore: Sendable {
         encoder.outputFormatting = [.sortedKeys]
         let data: Data
         do { data = try encoder.encode(snapshot) } catch { throw SnapshotError(message: "cannot encode snapshot: \(error)") }
-        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let directory = AtomicFile.directory(of: path)
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         do {
             try AtomicFile.replace(path, with: data, mode: 0o600) {

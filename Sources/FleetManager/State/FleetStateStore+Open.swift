@@ -1,6 +1,6 @@
 import FleetPlatform
 import FleetStore
-import Foundation
+import FoundationEssentials
 import Supervision
 
 extension FleetStateStore {

@@ -1,6 +1,6 @@
 internal import CDBus
 import FleetSystem
-import Foundation
+import FoundationEssentials
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -67,9 +67,7 @@ public final class DBusConnection: @unchecked Sendable {
         signalQueue = true
         let context = Unmanaged.passUnretained(self).toOpaque()
         dbus_connection_add_filter(connection, dbusConnectionFilter, context, nil)
-        let thread = Thread { [self] in self.runLoop() }
-        thread.name = "dbus-io"
-        thread.start()
+        DetachedThread.start(name: "dbus-io") { [self] in self.runLoop() }
     }
 
     /// Connects to the system bus (`DBUS_SYSTEM_BUS_ADDRESS`, else the default socket).

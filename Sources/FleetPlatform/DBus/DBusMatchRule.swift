@@ -25,7 +25,12 @@ public struct DBusMatchRule: Sendable, Hashable {
         var parts = ["type='signal'"]
         func add(_ key: String, _ value: String?) {
             guard let value else { return }
-            parts.append("\(key)='\(value.replacingOccurrences(of: "'", with: "'\\''"))'")
+            // A quote closes the value, is written escaped (\'), and the value reopens.
+            var quoted = String.UnicodeScalarView()
+            for scalar in value.unicodeScalars {
+                if scalar == "'" { quoted.append(contentsOf: #"'\''"#.unicodeScalars) } else { quoted.append(scalar) }
+            }
+            parts.append("\(key)='\(String(quoted))'")
         }
         add("sender", sender)
         add("path", path)
