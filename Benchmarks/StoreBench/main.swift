@@ -1,7 +1,8 @@
 // The SQLite store against the JSON snapshot it replaced, in one run: outbox ingest (burst and paced, at two
 // commit delays), replay, the fleet's state of 10 000 devices (write-all, restore, one device's change) through
 // FleetStateStore as fleetd uses it, and the JSON snapshot's write and restore of the same 10 000 devices. One line per figure, with its target's verdict where the
-// issue sets one. BENCH_READINGS (default 200 000) sets the burst size.
+// issue sets one. BENCH_READINGS (default 200 000) sets the burst size; BENCH_ONLY=state runs only the state
+// figures (SQLite and JSON), BENCH_ONLY=outbox only the outbox's.
 import FleetManager
 import FleetStore
 import Foundation
@@ -10,6 +11,12 @@ import Supervision
 
 let environment = ProcessInfo.processInfo.environment
 let burstCount = Int(environment["BENCH_READINGS"] ?? "") ?? 200_000
+let only = environment["BENCH_ONLY"]
+guard only == nil || only == "state" || only == "outbox" else {
+    print("store.error: BENCH_ONLY must be 'state' or 'outbox', not '\(only ?? "")'")
+    exit(2)
+}
+let runOutbox = only != "state", runState = only != "outbox"
 
 func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
 func cpuSeconds() -> Double {
@@ -52,7 +59,8 @@ print("store.sqlite_version: \(SQLiteDatabase.libraryVersion)")
 
 // MARK: Outbox ingest, burst: one producer appends as fast as it can; timed until the last batch committed.
 var replaySource: Outbox?
-for delay in [Duration.milliseconds(100), .milliseconds(10)] {
+let commitDelays: [Duration] = runOutbox ? [.milliseconds(100), .milliseconds(10)] : []
+for delay in commitDelays {
     let label = "delay_\(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)ms"
     let outbox = openOutbox("burst-\(label)", delay: delay)
     let readings = (0..<burstCount).map(reading)
@@ -71,7 +79,7 @@ for delay in [Duration.milliseconds(100), .milliseconds(10)] {
 
 // MARK: Outbox ingest, paced: 20 000 readings/s offered for 2 s, so the commit delay decides the batch size.
 let pacedRate = 20_000, pacedSeconds = 2
-for delay in [Duration.milliseconds(100), .milliseconds(10)] {
+for delay in commitDelays {
     let label = "delay_\(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)ms"
     let outbox = openOutbox("paced-\(label)", delay: delay)
     let total = pacedRate * pacedSeconds
@@ -112,6 +120,11 @@ if let outbox = replaySource {
     outbox.close()
 }
 
+if !runState {
+    try? FileManager.default.removeItem(atPath: directory)
+    exit(0)
+}
+
 // MARK: The same 10 000 devices as FleetBench's snapshot: as state rows, and as the JSON snapshot.
 func address(_ i: Int) -> String { String(format: "B0:00:00:00:%02X:%02X", i / 256, i % 256) }
 func id(_ i: Int) -> String { "addr-" + address(i).replacingOccurrences(of: ":", with: "") }
@@ -146,6 +159,16 @@ for run in 0..<3 {
 print(String(format: "store.state_write.all_10000_devices: %.1f ms, %.1f MiB written (10 000 device + 10 000 identity rows, one transaction)",
              median(writeAll) * 1000, Double(writeAllBytes) / 1_048_576))
 
+if let n = Int(environment["PROFILE_RESTORE"] ?? "") {
+    for _ in 0..<n {
+        let store = try StateStore(path: "\(directory)/state-0.db")
+        let state = try FleetStateStore(store: store)
+        precondition(state.saved.devices.count == 10_000)
+        store.close()
+    }
+    try? FileManager.default.removeItem(atPath: directory)
+    exit(0)
+}
 // Restore: open the store and turn every row back into the snapshot fleetd restores (no JSON anywhere).
 var restores: [Double] = [], restoreRowsOnly: [Double] = []
 for _ in 0..<5 {
