@@ -65,7 +65,7 @@ let package = Package(
         .executableTarget(name: "PolicyBench", dependencies: ["Policy"], path: "Benchmarks/PolicyBench"),
         .executableTarget(name: "FleetBench", dependencies: ["FleetManager", "Supervision", "FleetCLI", "FleetPlatform", "FleetTestKit", "Identity"], path: "Benchmarks/FleetBench"),
         .executableTarget(name: "ControlBench", dependencies: ["FleetProtocol", "FleetControlServer", "FleetCLI"], path: "Benchmarks/ControlBench"),
-        .executableTarget(name: "StoreBench", dependencies: ["FleetStore", "FleetManager", "Supervision", "Identity"], path: "Benchmarks/StoreBench"),
+        .executableTarget(name: "StoreBench", dependencies: ["FleetStore", "FleetManager", "Supervision", "Identity", "Policy"], path: "Benchmarks/StoreBench"),
         .executableTarget(name: "SimulatorBench", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"], path: "Benchmarks/SimulatorBench"),
         .executableTarget(name: "BrokerBench", dependencies: ["FleetBroker", "BrokerTestKit", "FleetTestKit"], path: "Benchmarks/BrokerBench"),
 
