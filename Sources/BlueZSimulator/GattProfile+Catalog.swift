@@ -26,6 +26,14 @@ extension GattProfile {
         GattCharacteristicSpec(uuid: "8ec90002-f315-4f60-9fb8-838830daea50", flags: ["write-without-response", "read"], value: [0x00]),
     ])
 
+    /// A numbered stream (vendor UUIDs): characteristic f1ee7001-… notifies every 250 ms with the notification's
+    /// number, 4 bytes big-endian from 0, so a test knows exactly which of the values sent arrived.
+    public static let sequence = GattServiceSpec(uuid: "f1ee7000-0000-4000-8000-00805f9b34fb", characteristics: [
+        GattCharacteristicSpec(uuid: sequenceCharacteristic, flags: ["notify"], value: [0, 0, 0, 0], notifyInterval: .milliseconds(250),
+                               pattern: .sequence),
+    ])
+    public static let sequenceCharacteristic = "f1ee7001-0000-4000-8000-00805f9b34fb"
+
     /// The service named in a scenario, or nil for an unknown name.
     public static func service(named name: String) -> GattServiceSpec? {
         switch name {
@@ -33,9 +41,10 @@ extension GattProfile {
         case "battery": battery
         case "glucose": glucose
         case "control-point": controlPoint
+        case "sequence": sequence
         default: nil
         }
     }
 
-    public static let serviceNames = ["heart-rate", "battery", "glucose", "control-point"]
+    public static let serviceNames = ["heart-rate", "battery", "glucose", "control-point", "sequence"]
 }

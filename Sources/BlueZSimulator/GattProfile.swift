@@ -23,6 +23,9 @@ public enum NotifyPattern: Sendable, Hashable {
     case batteryLevel(every: Int)
     /// The last byte counts up, wrapping (a generic sensor).
     case counter
+    /// The notification's own number (0, 1, 2…) as 4 bytes big-endian: a test tells exactly which values
+    /// reached the consumer, and which did not.
+    case sequence
 }
 
 /// One characteristic: BlueZ `Flags` strings (`read`, `write`, `write-without-response`, `notify`,
@@ -76,6 +79,8 @@ extension NotifyPattern {
             var v = initial.isEmpty ? [0] : initial
             v[v.count - 1] = v[v.count - 1] &+ UInt8(truncatingIfNeeded: n &+ 1)
             return v
+        case .sequence:
+            return (0..<4).map { UInt8(truncatingIfNeeded: n >> (24 - 8 * UInt64($0))) }
         }
     }
 }

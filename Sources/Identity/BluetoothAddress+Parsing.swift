@@ -33,7 +33,12 @@ extension BluetoothAddress {
     }
 
     private static func parse(_ text: Substring, separator: UInt8) -> UInt64? {
-        let utf8 = Array(text.utf8)
+        // In place when the text is contiguous (always, for a native string): a restore parses 10 000 of these.
+        if let bits = text.utf8.withContiguousStorageIfAvailable({ parse($0, separator: separator) }) { return bits }
+        return Array(text.utf8).withUnsafeBufferPointer { parse($0, separator: separator) }
+    }
+
+    private static func parse(_ utf8: UnsafeBufferPointer<UInt8>, separator: UInt8) -> UInt64? {
         guard utf8.count == 17 else { return nil }
         var bits: UInt64 = 0
         for group in 0..<6 {

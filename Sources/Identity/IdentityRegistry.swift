@@ -38,6 +38,25 @@ public struct IdentityRegistry: Hashable, Sendable {
         for entry in entries { merge(entry) }
     }
 
+    /// Takes entries already keyed by their stable ids, as a store that wrote them by id gives them back: the
+    /// dictionary is kept as it is (no id is computed again, no entry merged), except that an address history
+    /// longer than the limit or with repeats is put right.
+    ///
+    /// - Precondition: every key is its entry's `stableID` (checked in debug builds).
+    public init(keyedEntries: [String: Entry]) {
+        entries = keyedEntries
+        for (id, entry) in keyedEntries {
+            assert(id == entry.stableID, "registry entry keyed \(id) is \(entry.stableID)")
+            if !Self.isUniqued(entry.lastAddresses) { entries[id]?.lastAddresses = Self.uniqued(entry.lastAddresses) }
+        }
+    }
+
+    private static func isUniqued(_ addresses: [BluetoothAddress]) -> Bool {
+        guard addresses.count <= addressHistoryLimit else { return false }
+        for i in addresses.indices.dropFirst() where addresses[..<i].contains(addresses[i]) { return false }
+        return true
+    }
+
     public subscript(stableID: String) -> Entry? { entries[stableID] }
     public subscript(identity: FleetIdentity) -> Entry? { entries[identity.stableID] }
 

@@ -55,17 +55,7 @@ public struct FleetSnapshot: Codable, Sendable, Equatable {
 extension FleetStateMachine {
     /// The snapshot of the current state.
     public var snapshot: FleetSnapshot {
-        let list = devices.values.sorted { $0.id < $1.id }.map { device in
-            var failed = false
-            if case .failed = device.phase { failed = true }
-            var needsPairing: String?
-            if case .needsPairing(let reason) = device.phase { needsPairing = reason }
-            return FleetSnapshot.Device(wanted: device.wanted, isWanted: device.isWanted, configured: device.configured,
-                                        lastAddresses: Array(Set(device.sightings.values.map(\.address))).sorted(),
-                                        failures: device.reconnect.failures, gaveUp: failed, lastReason: device.lastReason,
-                                        bondAdapter: device.bond.adapter?.name, needsPairing: needsPairing)
-        }
-        return FleetSnapshot(devices: list, registry: registry, evictions: evictions)
+        FleetSnapshot(devices: devices.values.sorted { $0.id < $1.id }.map(\.saved), registry: registry, evictions: evictions)
     }
 
     /// Takes back the desired state of a previous run; the configuration (already in the machine) wins:
@@ -75,6 +65,8 @@ extension FleetStateMachine {
     /// - a device added with `fleetctl connect` comes back as it was, until `fleetctl forget`.
     /// The registry is merged.
     public mutating func restore(_ snapshot: FleetSnapshot) {
+        // The configuration may differ from what was saved, and rows may have been skipped: all of it is compared.
+        unsaved.insertEverything()
         registry.merge(snapshot.registry)
         evictions = snapshot.evictions
         for saved in snapshot.devices {
@@ -103,5 +95,20 @@ extension FleetSnapshot.Device {
     /// recorded it tell by the entry: `fleetctl connect` adds a bare id (no name, no subscriptions, no reads).
     var cameFromConfiguration: Bool {
         configured ?? (wanted.name != nil || !wanted.subscribe.isEmpty || !wanted.readOnConnect.isEmpty)
+    }
+}
+
+extension FleetDevice {
+    /// What the snapshot keeps of the device: one entry of `FleetStateMachine.snapshot`, on its own for a save of
+    /// the devices that changed.
+    public var saved: FleetSnapshot.Device {
+        var failed = false
+        if case .failed = phase { failed = true }
+        var needsPairing: String?
+        if case .needsPairing(let reason) = phase { needsPairing = reason }
+        return FleetSnapshot.Device(wanted: wanted, isWanted: isWanted, configured: configured,
+                                    lastAddresses: Array(Set(sightings.values.map(\.address))).sorted(),
+                                    failures: reconnect.failures, gaveUp: failed, lastReason: lastReason,
+                                    bondAdapter: bond.adapter?.name, needsPairing: needsPairing)
     }
 }

@@ -178,6 +178,7 @@ extension FleetStateMachine {
         let resolution = resolver.resolve(observation, now: now)
         registry.record(resolution, observation: observation, now: now)
         let id = DeviceID(resolution.identity.stableID)
+        unsaved.insert(identity: id.rawValue)
         guard devices[id] != nil else { return nil }
         return id
     }

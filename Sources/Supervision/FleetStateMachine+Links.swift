@@ -4,6 +4,7 @@ import Policy
 extension FleetStateMachine {
     /// The driver's report on a `.connect` action.
     public mutating func connectFinished(device id: DeviceID, token: UInt64, error: BlueZError?, now: Duration) -> [FleetAction] {
+        unsaved.insert(device: id)
         // Every failure BlueZ answers is counted, even for an attempt the machine has since given up on.
         let classification = error.map { BlueZErrorClassifier.classify($0.connectFailure) }
         let counted: [FleetAction] = classification.map { [.outcome(.connectFailed(id, errorClass: $0.code))] } ?? []
@@ -67,6 +68,7 @@ extension FleetStateMachine {
     /// The driver's report on a `.setUp` action: subscriptions armed and reads done, or what failed; `read`
     /// lists the characteristics it read (and recorded) before it finished or failed.
     public mutating func setUpFinished(device id: DeviceID, token: UInt64, error: BlueZError?, read: [String] = [], now: Duration) -> [FleetAction] {
+        unsaved.insert(device: id)
         guard var device = devices[id], device.connectToken == token, device.phase == .resolving, let path = device.linkPath else { return [] }
         device.connectToken = nil
         device.linkSetUp.read.formUnion(read)

@@ -27,6 +27,7 @@ extension FleetStateMachine {
 
     /// Want the device now: it competes for a slot at once (and may evict, which the outcome says).
     public mutating func operatorConnect(_ id: DeviceID, now: Duration) -> OperatorOutcome {
+        unsaved.insert(device: id)
         var actions: [FleetAction] = []
         if devices[id] == nil {
             devices[id] = FleetDevice(wanted: WantedDevice(id: id), isWanted: true, configured: false, configuration: settings.policy)
@@ -57,6 +58,7 @@ extension FleetStateMachine {
 
     /// Drop the link and stop wanting the device until the next Connect.
     public mutating func operatorDisconnect(_ id: DeviceID, now: Duration) throws(OperatorRefusal) -> OperatorOutcome {
+        unsaved.insert(device: id)
         guard var device = devices[id] else { throw .unknownDevice(id) }
         var actions: [FleetAction] = []
         device.isWanted = false
@@ -76,6 +78,7 @@ extension FleetStateMachine {
 
     /// Free the slot now but keep wanting the device after a hold-off.
     public mutating func operatorEvict(_ id: DeviceID, now: Duration) throws(OperatorRefusal) -> OperatorOutcome {
+        unsaved.insert(device: id)
         guard let device = devices[id] else { throw .unknownDevice(id) }
         guard device.phase.hasLink || device.phase == .connecting else { throw .notLinked(id) }
         let reason = AdmissionReason(.evictLowerClass, "evicted \(id) by operator request; it may reconnect after \(settings.evictionHoldOff)")
@@ -85,6 +88,8 @@ extension FleetStateMachine {
 
     /// Stop tracking the device entirely: disconnect, drop it from the registry and the snapshot.
     public mutating func operatorForget(_ id: DeviceID, now: Duration) throws(OperatorRefusal) -> OperatorOutcome {
+        unsaved.insert(device: id)
+        unsaved.insert(identity: id.rawValue)
         guard let device = devices.removeValue(forKey: id) else { throw .unknownDevice(id) }
         var actions: [FleetAction] = []
         if let timer = device.timer { actions.append(.cancel(timer)) }
@@ -102,6 +107,7 @@ extension FleetStateMachine {
     }
 
     public mutating func operatorSetPolicy(_ id: DeviceID, _ policyClass: PolicyClass, now: Duration) throws(OperatorRefusal) -> OperatorOutcome {
+        unsaved.insert(device: id)
         guard var device = devices[id] else { throw .unknownDevice(id) }
         changeClass(of: &device, to: policyClass, now: now)
         device.wanted.policyClass = policyClass

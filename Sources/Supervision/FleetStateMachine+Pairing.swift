@@ -106,6 +106,7 @@ extension FleetStateMachine {
 
     /// The driver's report on a `.pair` action.
     public mutating func pairFinished(device id: DeviceID, token: UInt64, error: BlueZError?, now: Duration) -> [FleetAction] {
+        unsaved.insert(device: id)
         guard var device = devices[id], device.bond.pairToken == token, device.phase == .pairing, let path = device.linkPath else { return [] }
         device.bond.pairToken = nil
         var actions: [FleetAction] = []

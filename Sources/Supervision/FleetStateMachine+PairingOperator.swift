@@ -26,6 +26,7 @@ extension FleetStateMachine {
     /// Pair the device: now over its link, or on its next link (it becomes wanted and competes for a slot).
     /// Ends a needs-pairing stop.
     public mutating func operatorPair(_ id: DeviceID, now: Duration) throws(PairingRefusal) -> OperatorOutcome {
+        unsaved.insert(device: id)
         guard var device = devices[id] else { throw .unknownDevice(id) }
         guard pairingPolicy(of: id).pairs else { throw .pairingNotConfigured(id) }
         guard device.phase != .pairing else { throw .alreadyPairing(id) }
@@ -54,6 +55,7 @@ extension FleetStateMachine {
     /// Remove the device's bond (Adapter1.RemoveDevice of its bonded objects). It stays wanted: a device with
     /// `pairing = … required` pairs again on its next link.
     public mutating func operatorUnpair(_ id: DeviceID, now: Duration) throws(PairingRefusal) -> OperatorOutcome {
+        unsaved.insert(device: id)
         guard var device = devices[id] else { throw .unknownDevice(id) }
         let actions = unpairActions(device, reason: "operator")
         guard !actions.isEmpty || device.bond.adapter != nil else { throw .notBonded(id) }

@@ -8,6 +8,8 @@ extension FleetStateMachine {
     public mutating func reload(rules: [IdentityRule], wanted: [WantedDevice], previouslyConfigured: Set<DeviceID>,
                                 now: Duration) throws(IdentityError) -> (actions: [FleetAction], summary: String) {
         try resolver.replaceRules(rules)
+        // Every configured device may change, and paths resolved afresh may fold differently.
+        unsaved.insertEverything()
         var actions: [FleetAction] = []
         var added = 0, changed = 0, removed = 0
         let listed = Set(wanted.map(\.id))

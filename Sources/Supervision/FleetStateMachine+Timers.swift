@@ -2,6 +2,7 @@
 extension FleetStateMachine {
     public mutating func timerFired(_ timer: TimerID, now: Duration) -> [FleetAction] {
         guard var device = devices[timer.device], device.timer == timer else { return [] }
+        unsaved.insert(device: timer.device)
         device.timer = nil
         var actions: [FleetAction] = []
         switch timer.purpose {

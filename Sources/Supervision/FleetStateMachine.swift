@@ -46,6 +46,9 @@ public struct FleetStateMachine: Sendable {
     var retiredSlots: [AdapterID: SlotTable] = [:]
     public internal(set) var registry: IdentityRegistry
     public internal(set) var evictions: [EvictionRecord] = []
+    /// What the events taken since the driver last saved may have changed in the saved state
+    /// (`takeUnsavedChanges()`); a machine just made has saved nothing yet.
+    var unsaved = UnsavedChanges.all
     var resolver: IdentityResolver
     /// Device1 path → fleet identity id, for every path that resolved to a wanted device.
     public internal(set) var owners: [DevicePath: DeviceID] = [:]

@@ -4,6 +4,7 @@ import FleetStore
 import FleetTestKit
 import Foundation
 import Identity
+import Policy
 import Supervision
 import Testing
 
@@ -87,6 +88,47 @@ struct FleetStateStoreTests {
         let removal = try state.save(snapshot)
         #expect(removal.removedDevices == ["addr-A0000000000A"] && removal.removedIdentities == ["addr-C00000000001"] && removal.devices.isEmpty)
         #expect(try db.scalar("SELECT count(*) FROM devices") == .integer(999))
+    }
+
+    @Test("the supervisor's save looks only where the machine says: a failed connect in a fleet of 1000 is that device's row")
+    func savesWhatTheMachineChanged() throws {
+        func address(_ i: Int) -> String { String(format: "A0:00:00:00:%02X:%02X", i / 256, i % 256) }
+        let hci0 = AdapterID(name: "hci0")
+        let wanted = (0..<1000).map { WantedDevice(id: DeviceID("addr-" + address($0).replacingOccurrences(of: ":", with: "")), subscribe: ["2a37"]) }
+        var machine = try FleetStateMachine(settings: .init(), rules: [], wanted: wanted, seed: 7)
+        var state = try open()
+        let first = try state.save(machine.takeUnsavedChanges(), of: machine)
+        #expect(first.devices.count == 1000, "a machine just made is saved whole")
+
+        // As FleetSupervisor.writeSnapshot does: the machine's notes plus the devices its actions name.
+        func save(_ actions: [FleetAction]) throws -> FleetStateChange {
+            var unsaved = machine.takeUnsavedChanges()
+            unsaved.note(actions)
+            return try state.save(unsaved, of: machine)
+        }
+        #expect(try save(machine.apply(.adapterAppeared(hci0, powered: true), now: .seconds(1))).isEmpty, "an adapter is not saved state")
+        let target = wanted[500].id
+        let report = DeviceReport(path: DevicePath("/org/bluez/hci0/dev_" + address(500).replacingOccurrences(of: ":", with: "_"), adapter: hci0),
+                                  address: address(500), addressType: "public", rssi: -50)
+        let seen = machine.apply(.deviceAppeared(report, .down), now: .seconds(2))
+        let connect = try #require(seen.compactMap { action -> (token: UInt64, path: DevicePath)? in
+            guard case .connect(let device, let path, _, _, let token) = action, device == target else { return nil }
+            return (token, path)
+        }.first)
+        let sighting = try save(seen)
+        #expect(sighting.devices.map(\.id) == [target.rawValue] && sighting.devices.first?.lastAddresses == [address(500)])
+        #expect(sighting.identities.map(\.id) == [target.rawValue] && sighting.removedDevices.isEmpty)
+
+        let writesBefore = try state.store.stats().writes
+        let failure = BlueZError(operation: "Connect", path: connect.path.rawValue, name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local")
+        let failed = try save(machine.connectFinished(device: target, token: connect.token, error: failure, now: .seconds(3)))
+        #expect(failed.devices.map(\.id) == [target.rawValue] && failed.identities.isEmpty && failed.evictions == nil)
+        #expect(failed.devices.first?.failures == 1)
+        #expect(try state.store.stats().writes == writesBefore + 1, "one transaction")
+
+        // What the store holds is what a whole save would have written.
+        state.close()
+        #expect(try open().saved == machine.snapshot)
     }
 
     @Test("an older fleetd's JSON snapshot is imported once, renamed aside, and never imported again")

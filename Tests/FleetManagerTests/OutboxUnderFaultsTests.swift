@@ -4,7 +4,7 @@ import FleetTestKit
 import Foundation
 import Testing
 
-/// fleetd's outbox under the two faults a gateway meets: a full disk, and a SIGKILL while 200 devices notify
+/// fleetd's outbox under the two faults a gateway meets: a full disk, and SIGKILLs while 200 devices notify
 /// and a named consumer reads. Real fleetd on the simulator, real SQLite files; every wait has a deadline.
 @Suite("fleetd's outbox under faults", .serialized)
 struct OutboxUnderFaultsTests {
@@ -80,16 +80,19 @@ struct OutboxUnderFaultsTests {
         }
     }
 
-    @Test("SIGKILL while 200 devices notify: a named consumer continues gap-free per device; at most the uncommitted batch is lost")
-    func killWithConsumer() async throws {
-        let count = 200
-        // Four adapters of 50 links (the simulator's controllers hold at most 64).
+    @Test("SIGKILL three times while 200 devices notify: per device 1, 2, 3… with no gap and no duplicate across every kill, and every value sent before the last committed batch")
+    func repeatedKillsWithConsumer() async throws {
+        let count = 200, kills = 3
+        // Four adapters of 50 links (the simulator's controllers hold at most 64). Each device notifies its own
+        // numbered stream (`profile=sequence`: 0, 1, 2… every 250 ms), so a value tells which notification it is.
         var scenario = "adapters 4\ncapacity 50\n"
         var config = "[adapters]\ncapacity = 50\n"
+        var ids: [String] = []
         for i in 0..<count {
             let address = String(format: "C1:00:00:00:%02X:%02X", i / 256, i % 256)
-            scenario += "device n\(i) address=\(address) name=\"Node \(i)\" profile=heart-rate interval=1\n"
-            config += "[device \"addr-\(address.replacingOccurrences(of: ":", with: ""))\"]\nclass = critical\nsubscribe = 2a37\n"
+            ids.append("addr-" + address.replacingOccurrences(of: ":", with: ""))
+            scenario += "device n\(i) address=\(address) name=\"Node \(i)\" profile=sequence interval=5\n"
+            config += "[device \"\(ids[i])\"]\nclass = critical\nsubscribe = \(Self.sequenceCharacteristic)\n"
         }
         let h = try await FleetHarness(scenario: scenario, configuration: config)
         defer { h.stop() }
@@ -97,56 +100,149 @@ struct OutboxUnderFaultsTests {
             devices.values.filter { $0["state"]?.stringValue == "ready" }.count == count
         }
 
-        // The consumer reads while readings flow; fleetd is killed under it.
-        let firstOutput = h.directory + "/consumer-1.jsonl"
-        let consumer = try ChildProcess(BuildProducts.path("fleetctl"),
-                                        ["--socket", h.socketPath, "watch", "--consumer", "archiver", "--json", "--timeout", "600"],
-                                        environment: ["NO_COLOR": "1"], stdout: firstOutput, stderr: h.directory + "/consumer-1.err")
-        defer { try? consumer.kill(signal: SIGKILL) }
-        func lines(_ path: String) -> [String] {
-            ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        // Each run: the named consumer reads while the values flow, then fleetd is killed under it and started
+        // again on the same store, and the consumer resumes where it acknowledged. A run lasts until the consumer
+        // has been shown 2000 values committed in it (about 2.5 s of the fleet's values), so every run carries
+        // fresh traffic, not only the replay of what the consumer had not acknowledged. The last run ends cleanly.
+        var killedAt: [Int64] = []
+        var outputs: [String] = []
+        for run in 0...kills {
+            let output = h.directory + "/consumer-\(run).jsonl"
+            outputs.append(output)
+            let runStart = try #require(try await Self.outboxStatus(h)["lastCursor"]?.intValue)
+            let consumer = try ChildProcess(BuildProducts.path("fleetctl"),
+                                            ["--socket", h.socketPath, "watch", "--consumer", "archiver", "--json", "--timeout", "600"],
+                                            environment: ["NO_COLOR": "1"], stdout: output, stderr: h.directory + "/consumer-\(run).err")
+            let printed = ConsumerOutput(path: output)
+            do {
+                try await waitUntil("the consumer shown 2000 values of run \(run)", timeout: .seconds(120)) {
+                    printed.lastCursor() >= runStart + 2000
+                }
+            } catch {
+                try? consumer.kill(signal: SIGKILL)
+                throw error
+            }
+            guard run < kills else {
+                try consumer.kill(signal: SIGKILL)
+                _ = try await offPool { consumer.wait(timeout: .seconds(20)) }
+                break
+            }
+            try await h.killDaemon(signal: SIGKILL)
+            killedAt.append(Int64(Date().timeIntervalSince1970 * 1e9))
+            if try await offPool({ consumer.wait(timeout: .seconds(20)) }) == nil { try? consumer.kill(signal: SIGKILL) }
+            try await h.startDaemon(readyTimeout: .seconds(120))
         }
-        try await waitUntil("the consumer reading", timeout: .seconds(60)) { lines(firstOutput).count >= 1500 }
-        var sentBeforeKill: [String: Int64] = [:]
-        for i in 0..<count {
-            let address = String(format: "C1:00:00:00:%02X:%02X", i / 256, i % 256)
-            sentBeforeKill["addr-" + address.replacingOccurrences(of: ":", with: "")] = try await h.counters(device: "n\(i)")["NotificationsSent"] ?? 0
-        }
-        try await h.killDaemon(signal: SIGKILL)
-        let killedAt = Int64(Date().timeIntervalSince1970 * 1e9)
-        _ = try await offPool { consumer.wait(timeout: .seconds(20)) }
-
-        try await h.startDaemon(readyTimeout: .seconds(120))
-        let second = try await h.fleetctl(["watch", "--consumer", "archiver", "--json", "--count", "1500", "--timeout", "60"], timeout: .seconds(90))
-        #expect(second.code == 0, "\(second.stderr)")
         #expect(try await h.signalDaemon(SIGTERM) == 0)
+        var sent: [String: Int64] = [:]
+        for (i, id) in ids.enumerated() { sent[id] = try await h.counters(device: "n\(i)")["NotificationsSent"] ?? 0 }
 
-        let before = try DurableWatchAgainstFleetdTests.events(lines(firstOutput).joined(separator: "\n"))
-        let after = try DurableWatchAgainstFleetdTests.events(second.stdout)
-        let firstRun = DurableWatchAgainstFleetdTests.sequences(before), secondRun = DurableWatchAgainstFleetdTests.sequences(after)
-        #expect(before.count >= 1500 && after.count == 1500)
-        for (device, seqs) in firstRun {
-            #expect(DurableWatchAgainstFleetdTests.isConsecutive(seqs) && seqs.first == 1, "\(device) before the kill: \(seqs)")
-        }
-        for (device, seqs) in secondRun {
-            #expect(DurableWatchAgainstFleetdTests.isConsecutive(seqs), "\(device) after the restart: \(seqs)")
-            // It goes on after what it acknowledged: never beyond what it saw + 1 (no gap); values it saw but had
-            // not acknowledged durably may come again.
-            let lastSeen = firstRun[device]?.last ?? 0
-            #expect((seqs.first ?? 1) <= lastSeen + 1, "\(device): a gap across the kill: saw up to \(lastSeen), then \(seqs)")
-        }
-
-        // The store: per device 1, 2, 3… across the kill, and what the simulator sent before it is there but for
-        // at most the batch that was not committed (100 ms) and what was still on its way to fleetd.
+        // The store, per device: 1, 2, 3… with no gap and no duplicate across the kills; within each run of fleetd
+        // the values are consecutive notifications (nothing lost between two committed values), the first run
+        // starts at the first value sent, and each later run starts after the last value of the one before. So
+        // every value sent before a run's last committed value is stored; only what followed it (the batch not
+        // committed yet, and what was still on its way to fleetd) is lost at a kill, and that is bounded.
         let (sequences, readings) = try Self.storedSequences(h.outboxPath)
-        var lost: [String: Int64] = [:]
-        for (device, sent) in sentBeforeKill {
-            let seqs = sequences[device] ?? []
-            #expect(seqs == (0..<seqs.count).map { Int64($0) + 1 }, "\(device): \(seqs.prefix(5))… has a gap or a duplicate")
-            let storedBefore = Int64(readings.filter { $0.device == device && $0.reading.wallNanoseconds < killedAt }.count)
-            lost[device] = max(0, sent - storedBefore)
+        var storedByPlace: [String: [Int64: StoredReading]] = [:]
+        var values: [String: [[Int64]]] = [:]
+        for reading in readings {
+            storedByPlace[reading.device, default: [:]][reading.seq] = reading
+            let run = killedAt.filter { $0 < reading.reading.wallNanoseconds }.count
+            var runs = values[reading.device] ?? Array(repeating: [], count: kills + 1)
+            runs[run].append(reading.reading.value.reduce(Int64(0)) { $0 << 8 | Int64($1) })
+            values[reading.device] = runs
         }
-        let worst = lost.values.max() ?? 0
-        #expect(worst <= 3, "lost per device at the kill: worst \(worst), total \(lost.values.reduce(0, +)) (bound: the uncommitted batch)")
+        var lostAtKills: [Int64] = []
+        for id in ids {
+            let seqs = sequences[id] ?? []
+            #expect(!seqs.isEmpty && seqs == (1...Int64(seqs.count)).map { $0 }, "\(id): stored sequence has a gap or a duplicate: \(seqs.prefix(8))…")
+            // The number after the last value stored so far; a run with nothing stored (all of it lost at the kill
+            // that ended it) leaves it, and the next run's loss then spans both kills.
+            var next: Int64 = 0
+            var runsSinceStored = 0
+            for (run, numbers) in (values[id] ?? []).enumerated() {
+                guard let first = numbers.first, let last = numbers.last else {
+                    runsSinceStored += 1
+                    continue
+                }
+                #expect(DurableWatchAgainstFleetdTests.isConsecutive(numbers.map(Int.init)),
+                        "\(id), run \(run): a value lost between two stored ones: \(numbers)\n\(Self.story(of: id, readings, h))")
+                if run == 0 {
+                    #expect(first == 0, "\(id): the first value stored is not the first sent: \(numbers.prefix(4))\n\(Self.story(of: id, readings, h))")
+                } else {
+                    #expect(first >= next, "\(id), run \(run): a value stored twice across a kill: \(next - 1) then \(first)")
+                    lostAtKills.append((first - next) / Int64(runsSinceStored + 1))
+                }
+                next = last + 1
+                runsSinceStored = 0
+            }
+            let tail = (sent[id] ?? 0) - next
+            #expect(tail >= 0 && tail <= 40, "\(id): the simulator sent \(sent[id] ?? 0) values, the store ends at \(next - 1)")
+        }
+        // Lost at a kill: at most the uncommitted batch (100 ms) and what fleetd had not read yet; 40 is 10 s of values.
+        #expect((lostAtKills.max() ?? 0) <= 40, "values lost at a kill, per device: worst \(lostAtKills.max() ?? 0), total \(lostAtKills.reduce(0, +))")
+
+        // The consumer, across every kill: what it was shown is exactly what is stored under that device and
+        // sequence number (a number never names two values), each run resumes no later than one past what it
+        // had seen, and together the runs cover 1, 2, 3… with no gap.
+        var seen: [String: Set<Int>] = [:]
+        for (run, output) in outputs.enumerated() {
+            let events = try DurableWatchAgainstFleetdTests.events((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")
+            #expect(events.count >= 2000, "run \(run): the consumer printed \(events.count) values")
+            for (device, seqs) in DurableWatchAgainstFleetdTests.sequences(events) {
+                #expect(DurableWatchAgainstFleetdTests.isConsecutive(seqs), "run \(run), \(device): \(seqs.prefix(8))…")
+                let lastSeen = seen[device]?.max() ?? 0
+                #expect((seqs.first ?? 1) <= lastSeen + 1, "run \(run), \(device): a gap across the kill: saw up to \(lastSeen), then \(seqs.prefix(4))…")
+                seen[device, default: []].formUnion(seqs)
+            }
+            for event in events {
+                guard let device = event["device"]?.stringValue, let seq = event["deviceSequence"]?.intValue else { continue }
+                let stored = storedByPlace[device]?[Int64(seq)]
+                #expect(stored != nil && Int64(event["cursor"]?.intValue ?? -1) == stored?.id
+                            && event["value"]?.stringValue == stored.map { HexBytes.encode($0.reading.value) },
+                        "run \(run): \(device) #\(seq) was shown as cursor \(event["cursor"]?.intValue ?? -1) value \(event["value"]?.stringValue ?? "?"), stored as \(stored.map { "\($0.id) \(HexBytes.encode($0.reading.value))" } ?? "nothing")")
+            }
+        }
+        for (device, seqs) in seen {
+            #expect(seqs == Set(1...(seqs.max() ?? 1)), "\(device): the consumer's runs together miss \(Set(1...(seqs.max() ?? 1)).subtracting(seqs).sorted().prefix(8))")
+        }
+    }
+
+    /// What to look at when a device's values are not as they should be: its first stored readings and what
+    /// fleetd logged about it.
+    static func story(of id: String, _ readings: [StoredReading], _ h: FleetHarness) -> String {
+        let first = readings.filter { $0.device == id }.prefix(6).map { "#\($0.seq) \(HexBytes.encode($0.reading.value)) session \($0.reading.session) at \($0.reading.wallNanoseconds)" }
+        let logged = h.log().split(separator: "\n").filter { $0.contains(id) }.prefix(20)
+        return "stored: \(first.joined(separator: "; "))\nfleetd said:\n" + logged.joined(separator: "\n")
+    }
+
+    /// `GattProfile.sequenceCharacteristic`: the simulator's numbered stream.
+    static let sequenceCharacteristic = "f1ee7001-0000-4000-8000-00805f9b34fb"
+}
+
+/// What a `fleetctl watch --json` child has printed so far: the cursor of its last complete line, reading only
+/// what was added since the last look (a wait polls it every few milliseconds).
+final class ConsumerOutput: @unchecked Sendable {
+    let path: String
+    private var offset: UInt64 = 0
+    private var partial = Data()
+    private var cursor = 0
+
+    init(path: String) { self.path = path }
+
+    func lastCursor() -> Int {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return cursor }
+        defer { try? handle.close() }
+        try? handle.seek(toOffset: offset)
+        let data = handle.readDataToEndOfFile()
+        offset += UInt64(data.count)
+        partial.append(data)
+        guard let end = partial.lastIndex(of: UInt8(ascii: "\n")) else { return cursor }
+        let lines = partial[..<end].split(separator: UInt8(ascii: "\n"))
+        partial = Data(partial[(end + 1)...])
+        if let line = lines.last, let event = try? JSONDecoder().decode(JSONValue.self, from: Data(line)),
+           let value = event.objectValue?["cursor"]?.intValue {
+            cursor = value
+        }
+        return cursor
     }
 }

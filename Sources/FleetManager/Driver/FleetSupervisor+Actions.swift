@@ -7,6 +7,7 @@ import Supervision
 /// itself never waits on BlueZ.
 extension FleetSupervisor {
     func perform(_ actions: [FleetAction]) {
+        unsaved.note(actions)
         for action in actions {
             switch action {
             case .connect(let device, let path, _, let timeout, let token):
@@ -186,50 +187,6 @@ extension FleetSupervisor {
             feed.publish(device: device, kind: .reconnected, text: "reconnected")
         }
     }
-
-    func schedulePersist() {
-        guard store != nil, !persistScheduled else { return }
-        persistScheduled = true
-        let delay = options.snapshotCoalescing
-        Task { [weak self] in
-            try? await Task.sleep(for: delay)
-            await self?.writeSnapshot()
-        }
-    }
-
-    /// Writes the rows of the state that changed since the last write (`FleetStateStore.save`). A failure is
-    /// logged once and retried every `stateRetryDelay` until a write succeeds.
-    func writeSnapshot() {
-        persistScheduled = false
-        guard var state = store else { return }
-        do {
-            let change = try state.save(machine.snapshot)
-            store = state
-            if stateWriteFailing {
-                stateWriteFailing = false
-                metrics.stateWriteFailing = false
-                logger.notice("state writes resumed", metadata: ["path": state.path])
-            }
-            if !change.isEmpty {
-                logger.debug("state written: \(change.rowCount) row(s)", id: FleetMessageID.snapshotWritten.rawValue, metadata: ["path": state.path])
-            }
-        } catch {
-            metrics.stateWriteFailed()
-            if !stateWriteFailing {
-                stateWriteFailing = true
-                logger.error("cannot write the fleet's state to \(state.path): \(error); keeping it in memory, retrying every \(Self.stateRetryDelay)",
-                             id: FleetMessageID.stateWriteFailed.rawValue, metadata: ["path": state.path, "reason": error.kind.rawValue])
-            }
-            guard !stopping else { return }
-            persistScheduled = true
-            Task { [weak self] in
-                try? await Task.sleep(for: Self.stateRetryDelay)
-                await self?.writeSnapshot()
-            }
-        }
-    }
-
-    static let stateRetryDelay = Duration.seconds(2)
 
     /// STATUS= follows the counts, at most twice a second: a burst of changes sends one line.
     func updateStatus() {

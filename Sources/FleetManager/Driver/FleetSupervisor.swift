@@ -42,6 +42,9 @@ public actor FleetSupervisor {
     var store: FleetStateStore?
     /// The last state write failed (a full disk): logged once, retried until one succeeds.
     var stateWriteFailing = false
+    /// What the next save must look at: the devices named by the actions performed since the last save, and
+    /// what a failed save did not write (`FleetSupervisor+Persistence`).
+    var unsaved = UnsavedChanges()
     /// The durable outbox every delivered value is appended to; nil runs without one.
     public let readings: ReadingRecorder?
     /// Publishes the outbox to the fleet's MQTT broker; nil publishes nothing. Its status and metrics join ours.
@@ -167,6 +170,8 @@ public actor FleetSupervisor {
         releaseArrivalWaiters()
         for task in timers.values { task.cancel() }
         timers.removeAll()
+        // The last save compares everything: cheap once, and the file is exactly the state fleetd exits with.
+        unsaved.insertEverything()
         writeSnapshot()
         readings?.close(logger: logger)
         if !options.leaveLinksOnExit {

@@ -1,4 +1,7 @@
 internal import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A prepared statement: bind parameters (1-based, as in SQL), step through rows, read columns (0-based), and
 /// reset to run it again. Finalised in deinit; it keeps its database open until then.
@@ -98,6 +101,12 @@ public final class SQLiteStatement {
         return database.changes
     }
 
+    /// Runs the statement (no parameters bound) and hands each row to `row` as it is stepped to, then resets.
+    public func forEachRow(_ row: (SQLiteStatement) throws(SQLiteError) -> Void) throws(SQLiteError) {
+        defer { reset() }
+        while try step() { try row(self) }
+    }
+
     /// Binds, collects every row through `row`, and resets.
     public func rows<T>(_ values: [SQLiteValue] = [], _ row: (SQLiteStatement) throws(SQLiteError) -> T) throws(SQLiteError) -> [T] {
         defer { reset() }
@@ -129,16 +138,31 @@ public final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
     }
 
+    /// Whether the column's text is exactly `text`'s UTF-8 bytes (NULL equals ""), without making a string.
+    public func textEquals(_ text: String, at index: Int32) -> Bool {
+        let bytes = sqlite3_column_text(raw, index)
+        let count = Int(sqlite3_column_bytes(raw, index))
+        var text = text
+        return text.withUTF8 { expected in
+            guard expected.count == count else { return false }
+            guard count > 0, let bytes, let base = expected.baseAddress else { return true }
+            return memcmp(bytes, base, count) == 0
+        }
+    }
+
     /// The column as text split at `separator` (an ASCII byte), empty parts skipped: lists stored as
     /// space-separated text, read without building the whole text first.
     public func textList(at index: Int32, separator: UInt8 = UInt8(ascii: " ")) -> [String] {
         guard let bytes = sqlite3_column_text(raw, index) else { return [] }
         let buffer = UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(raw, index)))
         var parts: [String] = []
-        var start = 0
-        for i in 0...buffer.count where i == buffer.count || buffer[i] == separator {
-            if i > start { parts.append(String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<i]), as: UTF8.self)) }
-            start = i + 1
+        var start = 0, i = 0
+        while i <= buffer.count {
+            if i == buffer.count || buffer[i] == separator {
+                if i > start { parts.append(String(decoding: UnsafeBufferPointer(rebasing: buffer[start..<i]), as: UTF8.self)) }
+                start = i + 1
+            }
+            i += 1
         }
         return parts
     }

@@ -72,30 +72,52 @@ extension StateStore {
 
     /// Every row of the fleet tables.
     public func fleetState() throws(SQLiteError) -> StoredFleetState {
-        try withConnection("restore fleet state") { (c: Connection) throws(SQLiteError) -> StoredFleetState in
-            // One read transaction, so the three tables come from the same commit.
-            try c.database.transaction(.deferred) { () throws(SQLiteError) -> StoredFleetState in
-                let devices = try c.statement("SELECT \(Self.deviceColumns.joined(separator: ", ")) FROM devices ORDER BY id")
-                    .rows { s throws(SQLiteError) in Self.device(from: s) }
-                let identities = try c.statement("SELECT \(Self.identityColumns.joined(separator: ", ")) FROM identities ORDER BY id")
-                    .rows { s throws(SQLiteError) in
-                        IdentityRow(id: s.text(at: 0), addressType: Self.optionalText(s, 1), displayName: Self.optionalText(s, 2),
-                                    addresses: Self.list(s, 3), firstSeenNanoseconds: s.int64(at: 4), lastSeenNanoseconds: s.int64(at: 5))
-                    }
-                let evictions = try c.statement("SELECT victim, admitted, reason, at_ns FROM evictions ORDER BY position")
-                    .rows { s throws(SQLiteError) in
-                        EvictionRow(victim: s.text(at: 0), admitted: s.text(at: 1), reason: s.text(at: 2), atNanoseconds: s.int64(at: 3))
-                    }
-                return StoredFleetState(devices: devices, identities: identities, evictions: evictions)
+        var state = StoredFleetState()
+        try readFleetState(device: { state.devices.append($0) }, identity: { state.identities.append($0) },
+                           eviction: { state.evictions.append($0) })
+        return state
+    }
+
+    /// Every row of the fleet tables, handed over one at a time as it is read (devices by id, identities by id,
+    /// evictions oldest first), in one read transaction so the three tables come from the same commit. What a
+    /// restore uses: no array of rows is built between SQLite and the caller's own values.
+    /// `counts` comes first, with how many device and identity rows follow (for the caller's capacity).
+    public func readFleetState(counts: (_ devices: Int, _ identities: Int) -> Void = { _, _ in }, device: (DeviceRow) -> Void,
+                               identity: (IdentityRow) -> Void, eviction: (EvictionRow) -> Void) throws(SQLiteError) {
+        try withConnection("restore fleet state") { (c: Connection) throws(SQLiteError) in
+            try c.database.transaction(.deferred) { () throws(SQLiteError) in
+                try c.statement("SELECT (SELECT count(*) FROM devices), (SELECT count(*) FROM identities)").forEachRow { s in
+                    counts(Int(s.int64(at: 0)), Int(s.int64(at: 1)))
+                }
+                var repeated = RepeatedText()
+                try c.statement(Self.selectDevices).forEachRow { s in device(Self.device(from: s, repeated: &repeated)) }
+                try c.statement(Self.selectIdentities).forEachRow { s in
+                    identity(IdentityRow(id: s.text(at: 0), addressType: repeated.optionalText(s, 1), displayName: Self.optionalText(s, 2),
+                                         addresses: s.textList(at: 3), firstSeenNanoseconds: s.int64(at: 4), lastSeenNanoseconds: s.int64(at: 5)))
+                }
+                try c.statement("SELECT victim, admitted, reason, at_ns FROM evictions ORDER BY position").forEachRow { s in
+                    eviction(EvictionRow(victim: s.text(at: 0), admitted: s.text(at: 1), reason: s.text(at: 2), atNanoseconds: s.int64(at: 3)))
+                }
             }
         }
     }
 
+    static let selectDevices = "SELECT \(deviceColumns.joined(separator: ", ")) FROM devices ORDER BY id"
+    static let selectIdentities = "SELECT \(identityColumns.joined(separator: ", ")) FROM identities ORDER BY id"
+
     static func device(from s: SQLiteStatement) -> DeviceRow {
-        DeviceRow(id: s.text(at: 0), name: optionalText(s, 1), policyClass: s.text(at: 2), subscribe: list(s, 3),
-                  readOnConnect: list(s, 4), wanted: s.int64(at: 5) != 0, configured: s.isNull(at: 6) ? nil : s.int64(at: 6) != 0,
-                  lastAddresses: list(s, 7), failures: Int(s.int64(at: 8)), gaveUp: s.int64(at: 9) != 0,
-                  lastReason: optionalText(s, 10), bondAdapter: optionalText(s, 12), needsPairing: optionalText(s, 13))
+        var repeated = RepeatedText()
+        return device(from: s, repeated: &repeated)
+    }
+
+    /// Columns a fleet's devices mostly share (class, subscriptions, reasons) are read through `repeated`, which
+    /// hands back the previous row's value when the bytes are the same: one string (or list) for the fleet
+    /// instead of one per row.
+    static func device(from s: SQLiteStatement, repeated: inout RepeatedText) -> DeviceRow {
+        DeviceRow(id: s.text(at: 0), name: optionalText(s, 1), policyClass: repeated.text(s, 2), subscribe: repeated.list(s, 3),
+                  readOnConnect: repeated.list(s, 4), wanted: s.int64(at: 5) != 0, configured: s.isNull(at: 6) ? nil : s.int64(at: 6) != 0,
+                  lastAddresses: s.textList(at: 7), failures: Int(s.int64(at: 8)), gaveUp: s.int64(at: 9) != 0,
+                  lastReason: repeated.optionalText(s, 10), bondAdapter: repeated.optionalText(s, 12), needsPairing: repeated.optionalText(s, 13))
     }
 
     static func optionalText(_ s: SQLiteStatement, _ index: Int32) -> String? { s.isNull(at: index) ? nil : s.text(at: index) }
