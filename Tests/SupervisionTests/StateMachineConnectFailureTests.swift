@@ -117,6 +117,26 @@ import Testing
         #expect(driver.advance(by: .seconds(1)).connects.count == 1)
     }
 
+    /// Found by the soak (seed 2): fleetd was killed while BlueZ still worked on its Connect to a device that never
+    /// answers. Its successor's Connect on that object is `Failed "Operation already in progress"` (device_connect_le:
+    /// -EALREADY). fleetd never starts two connects to one device, so the pending one is a stale leftover: it is
+    /// cancelled with Disconnect on the path that answered (not the device's most recent sighting), or BlueZ keeps
+    /// it, and the controller slot it holds, for ever.
+    @Test func aConnectLeftPendingInBlueZIsCancelledOnThePathThatAnswered() throws {
+        var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
+        driver.adapter(FleetFixture.hci0)
+        driver.adapter(FleetFixture.hci1)
+        let connect = try #require(driver.see(strap.object(adapter: FleetFixture.hci0, rssi: -40)).connects.first)
+        #expect(connect.adapter == FleetFixture.hci0)
+        driver.see(strap.object(adapter: FleetFixture.hci1, rssi: -90))
+        #expect(driver.machine.devices[strap.id]?.bestSighting?.adapter == FleetFixture.hci1, "the newest sighting is elsewhere")
+        let busy = FleetFixture.connectError(connect.path, "org.bluez.Error.Failed", "Operation already in progress")
+        let failed = driver.connectFinished(connect, error: busy)
+        #expect(failed.disconnects.map(\.path) == [connect.path], "the pending connect is cancelled where it is")
+        #expect(failed.events(.staleStateCleared).map(\.reason) == ["disconnect"])
+        #expect(failed.scheduled.map(\.timer.purpose) == [.retry])
+    }
+
     @Test func alreadyConnectedCountsAsSuccess() throws {
         var (driver, connect) = try connecting(.normal)
         let replied = driver.connectFinished(connect, error: FleetFixture.connectError(connect.path, "org.bluez.Error.AlreadyConnected"))
