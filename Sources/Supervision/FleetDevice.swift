@@ -134,6 +134,10 @@ public struct FleetDevice: Sendable {
     public var evictedFor: DeviceID?
     /// Its bond (which adapter holds its keys) and the pairing in progress (FleetDevice+Pairing.swift).
     public var bond = BondState()
+    /// Connects that failed through each adapter since the device was last ready. The next attempt prefers an
+    /// adapter with fewer, so a controller that keeps refusing it (full, or flaky) is not retried while another
+    /// one can reach the device.
+    public var failedConnects: [AdapterID: Int] = [:]
 
     init(wanted: WantedDevice, isWanted: Bool, configured: Bool, configuration: PolicyConfiguration) {
         id = wanted.id

@@ -52,6 +52,7 @@ extension FleetStateMachine {
                 return actions + pump(now: now)
             }
             device.lastReason = "\(error.name)\(error.message.isEmpty ? "" : ": \(error.message)")"
+            device.failedConnects[adapter, default: 0] += 1
             let staleBond = staleBondCheck(&device, path: path, error: error, token: token, now: now)
             actions += staleBond.actions
             device.linkPath = nil
@@ -100,6 +101,7 @@ extension FleetStateMachine {
             device.bond.staleBond.reconnected()
             device.adopted = false
             device.attempt = 0
+            device.failedConnects = [:]
             // A session that reached ready clears the failures: its end (a cuff that uploads and hangs up) is a
             // session ending, not one more failure against the budget.
             device.reconnect.ready(now: now)
