@@ -179,13 +179,30 @@ public struct SoakInvariants: Sendable {
         reportedStuckProbe = false
     }
 
+    /// The simulator is killed at `now` (a bluetoothd restart): every link goes with it, so a device fleetd still
+    /// reports ready has a stale report until fleetd hears of it. Rule 3 leaves such a device alone until fleetd
+    /// reports it down (on the Watch stream or in a poll), for at most `lagLimit`; still ready then is a violation.
+    public mutating func simulatorKilled(at now: Double) {
+        killedAt = now
+        seenDownSinceKill.removeAll()
+        lag.pathCut(at: now)
+        reportedStuckProbe = false
+    }
+
     /// The simulator was restarted: its peaks start again, so a new one must be reported again.
     public mutating func simulatorRestarted() {
         reportedPeaks.removeAll()
         mismatchSince.removeAll()
-        lag.restarted()
-        reportedStuckProbe = false
     }
+
+    /// A lifecycle event of `device` on the Watch stream (`state`: its state, nil for a link event).
+    public mutating func lifecycle(device: String, state: String?) {
+        if killedAt != nil, state != "ready" { seenDownSinceKill.insert(device) }
+    }
+
+    /// Since the last simulator kill, for rule 3: when, and the devices fleetd has reported down since.
+    var killedAt: Double?
+    var seenDownSinceKill: Set<String> = []
 
     // MARK: Polls
 
@@ -243,6 +260,22 @@ public struct SoakInvariants: Sendable {
     }
 
     mutating func checkReadiness(_ device: SoakFleet.Device, _ state: SoakDeviceState, simulator: SoakSimulatorView?, at now: Double) -> [Violation] {
+        if let killed = killedAt, !seenDownSinceKill.contains(device.id) {
+            if !state.isReady {
+                seenDownSinceKill.insert(device.id)
+            } else if now - killed <= thresholds.lagLimit {
+                // A ready report from before fleetd heard bluetoothd go: its link is gone, nothing can flow.
+                readySince[device.id] = nil
+                mismatchSince[device.id] = nil
+                return []
+            } else {
+                seenDownSinceKill.insert(device.id)
+                count(.subscriptionsArmed)
+                return [Violation(rule: .subscriptionsArmed,
+                                  detail: "\(device.id) (\(device.label)) is still reported ready \(Self.s(now - killed)) after bluetoothd was killed (limit \(Self.s(thresholds.lagLimit))): fleetd never heard its link go",
+                                  devices: [device.id], at: now)]
+            }
+        }
         guard state.isReady else {
             readySince[device.id] = nil
             mismatchSince[device.id] = nil

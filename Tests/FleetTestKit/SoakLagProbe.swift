@@ -75,11 +75,20 @@ public struct SoakLagProbe: Sendable {
         return lag
     }
 
-    /// fleetd or the simulator was restarted: the probes on their way will not come.
+    /// fleetd was restarted: the probes on their way will not come, and the new fleetd's lag is its own.
     public mutating func restarted() {
         abandoned += outstanding.count
         outstanding.removeAll()
         lastLag = nil
+    }
+
+    /// The simulator was killed at `now`: the probes on their way will not come, but how long they had been
+    /// travelling is a measure of the lag fleetd still has to work off (it hears the kill behind them), so the
+    /// lag stays at least that until a probe arrives again.
+    public mutating func pathCut(at now: Double) {
+        lastLag = lag(at: now)
+        abandoned += outstanding.count
+        outstanding.removeAll()
     }
 
     /// How long the oldest probe still on its way has been travelling at `now`.

@@ -193,6 +193,7 @@ public final class SoakRun: @unchecked Sendable {
                 }
             }
         }
+        if event.kind != "notification" { locked { invariants.lifecycle(device: event.device, state: event.state) } }
         // Identity merges repeat whenever an adapter sees the device again; they would crowd the history out.
         if event.kind != "notification" && !event.text.contains(" is another address of ") {
             record("fleetd \(event.state ?? event.kind): \(event.text)", device: event.device)
@@ -292,6 +293,7 @@ public final class SoakRun: @unchecked Sendable {
                     linksUpBefore += links
                     simulatorDown = true
                     simulatorProcess = nil
+                    invariants.simulatorKilled(at: now())
                 }
                 try await harness.killSimulator()
                 try? await Task.sleep(for: .milliseconds(Int64(downtime / options.timeScale * 1000)))

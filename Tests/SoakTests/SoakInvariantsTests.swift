@@ -80,6 +80,32 @@ import Testing
         #expect(stuck.lag.abandoned == 1)
     }
 
+    /// Seed 4 on a loaded machine: fleetd heard bluetoothd's exit 1.6 s after the kill (behind a backlog) and
+    /// meanwhile reported ready devices whose links had gone with the simulator; the probes could measure nothing,
+    /// since the new simulator had no session to send them on.
+    @Test("after a bluetoothd kill, stale ready reports wait for fleetd to hear it, for at most the lag limit")
+    func readyReportsStaleAfterABluetoothdKill() {
+        var rules = SoakInvariants(fleet: fleet, timeScale: 10)
+        flow(&rules, at: 0)
+        #expect(rules.observe(devices: states(), simulator: view(), at: 0).isEmpty)
+        let probe = rules.probeSent(at: 0.9)
+        rules.simulatorKilled(at: 1)
+        #expect(abs(rules.lag.lag(at: 5) - 0.1) < 1e-9, "the lost probe's travel time is kept as the lag")
+        rules.probeArrived(probe, at: 1.2)
+        rules.simulatorRestarted()
+        // No values and no sessions for 5 s: fleetd still reports the devices ready, so it has not heard yet.
+        #expect(rules.observe(devices: states(), simulator: view(armed: false), at: 6).isEmpty)
+        // The first device is reported down on the Watch stream, then ready again: the usual rules apply to it.
+        let first = fleet.devices[0].id
+        rules.lifecycle(device: first, state: "waiting-for-adapter")
+        let both = states()
+        #expect(rules.observe(devices: both, simulator: view(), at: 6.5).isEmpty)
+        // The second is still reported ready past the limit: fleetd never heard its link go.
+        flow(&rules, at: 11)
+        let stale = rules.observe(devices: both, simulator: view(), at: 11.1)
+        #expect(stale.map(\.devices) == [[fleet.devices[1].id]], "\(stale.map(\.detail))")
+    }
+
     @Test("a probe's value is told from a battery level, and a later probe's arrival writes off the earlier ones")
     func probeBookkeeping() {
         #expect(SoakLagProbe.number(in: SoakLagProbe.value(70_000)) == 70_000)
