@@ -1,7 +1,8 @@
 import FleetPlatform
 
 /// The test-control methods a chaos soak polls (docs/simulator.md): connect concurrency per adapter and
-/// client, link peaks per peripheral, and the notifications armed per peripheral.
+/// client, link peaks per peripheral, the notifications armed per peripheral, and a notification sent on
+/// demand (the soak's lag probe).
 extension SimulatorControl {
     static func observationMethods(_ sim: BlueZSimulator) -> [String: DBusMethod] {
         [
@@ -22,6 +23,16 @@ extension SimulatorControl {
                 let armed = sim.withWorld { world in (world.armedNotifications, [BusEffect]()) }
                 return [.dictionary(key: .string, value: .array(.string),
                                     armed.keys.sorted().map { DBusDictEntry(.string($0), .strings(armed[$0] ?? [])) })]
+            }),
+            "Notify": DBusMethod(in: "ssay", out: "b", immediate: { call in
+                let device = call.arguments.first?.string ?? ""
+                let uuid = call.arguments.count > 1 ? call.arguments[1].string ?? "" : ""
+                let value = call.arguments.count > 2 ? call.arguments[2].bytes ?? [] : []
+                let sent = sim.withWorld { world -> (Bool, [BusEffect]) in
+                    guard let effects = world.notifyNow(device: device, characteristic: uuid, value: value) else { return (false, []) }
+                    return (true, effects)
+                }
+                return [.boolean(sent)]
             }),
         ]
     }

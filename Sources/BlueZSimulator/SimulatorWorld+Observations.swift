@@ -39,3 +39,24 @@ extension SimulatorWorld {
         return out.mapValues { $0.sorted() }
     }
 }
+
+extension SimulatorWorld {
+    /// One notification of `value` now on the device's characteristic `uuid`, as its peripheral would send it,
+    /// if a client has a notify session on it over a link; nil if none has. A test's probe: the caller knows
+    /// when it was sent and can time it to its arrival (the soak's measured processing lag, docs/soak.md). Not
+    /// counted as one of the peripheral's own notifications.
+    public func notifyNow(device name: String, characteristic uuid: String, value: [UInt8]) -> [BusEffect]? {
+        guard let id = peripheralID(named: name), let peripheral = peripherals[id] else { return nil }
+        let wanted = uuid.lowercased()
+        for adapter in adapters {
+            for object in adapter.objects.values where object.peripheral == id && object.link.isConnected {
+                for (handle, clients) in object.notifying where !clients.isEmpty {
+                    guard peripheral.table.characteristic(handle)?.spec.uuid.lowercased() == wanted,
+                          let path = object.characteristicPath(peripheral.table, handle: handle) else { continue }
+                    return [.change(path, .gattCharacteristic, ["Value": .bytes(value)], always: true)]
+                }
+            }
+        }
+        return nil
+    }
+}

@@ -67,6 +67,12 @@ extension BlueZErrorClassifier {
         ErrorClassRow(failed, "br-connection-invalid-argument", .giveUp, "EINVAL; retrying cannot help"),
         ErrorClassRow(failed, "br-connection-key-missing", .giveUp, since: "5.69+",
                       "EBADE: the peer lost its bond; re-pairing needed"),
+        // device_connect_le returns -EALREADY while its own LE connect to the device is pending (att_io set) and
+        // dev_connect sends it as btd_error_failed(strerror). fleetd never starts two connects to one device, so
+        // the pending one is not its own: a killed fleetd's, which BlueZ keeps (and its controller slot) until
+        // it completes or is cancelled. Disconnect cancels it (device_request_disconnect shuts att_io down).
+        ErrorClassRow(failed, "Operation already in progress", .clearStaleStateThenRetry,
+                      "EALREADY: BlueZ is still running a connect to this device that fleetd did not start; Disconnect cancels it"),
         ErrorClassRow(failed, nil, .retryWithBackoff,
                       "a generic failure (often a strerror text); retry with backoff"),
 

@@ -102,6 +102,28 @@ public struct ReconnectState: Sendable, Hashable {
                              reason: "adapter back; reconnect in \(delay.humanDescription) (spread over \(configuration.backoff.recoveryWindow.humanDescription))")
     }
 
+    /// A connect failed because the adapter had no free connection: the controller said so
+    /// (`signalsCapacityLimit`), or the supervisor's capacity learning concluded it from aborted connects. That is
+    /// the pool's limit, not the device's failure: nothing is counted, and the retry comes after a delay in
+    /// `[floor, 2 × floor]` (the learned capacity then keeps admission off the full adapter).
+    public mutating func poolFull(_ failure: ConnectFailure, using rng: inout some RandomNumberGenerator) -> ReconnectStep {
+        let classification = BlueZErrorClassifier.classify(failure)
+        transientRetries = 0
+        staleStateClears = 0
+        let floor = configuration.backoff.floor
+        let delay = Duration.random(in: floor...(floor * 2), using: &rng)
+        return step(.connect(after: delay), classification,
+                    "\(classification.code); the adapter's pool is full (not counted), retry in \(delay.humanDescription)")
+    }
+
+    /// Takes back `count` failures that turned out not to be the device's (never below zero); a device that had
+    /// spent its budget on them is no longer given up.
+    public mutating func takeBack(failures count: Int) {
+        let budgetSpent = configuration.retryBudget.map { failures >= $0 } ?? false
+        backoff.restore(failures: failures - max(0, count))
+        if budgetSpent, let budget = configuration.retryBudget, failures < budget { hasGivenUp = false }
+    }
+
     /// The device was evicted by the pool (not a failure): it waits for a free slot, nothing is counted.
     /// Takes back a previous run's progress (from a snapshot): the failure count, and whether it gave up.
     public mutating func restore(failures: Int, hasGivenUp: Bool) {

@@ -136,6 +136,10 @@ public struct FleetDevice: Sendable {
     public var bond = BondState()
     /// What set-up has done on the current link (reset at every link-up).
     public var linkSetUp = LinkSetUp()
+    /// Connects that failed through each adapter since the device was last ready. The next attempt prefers an
+    /// adapter with fewer, so a controller that keeps refusing it (full, or flaky) is not retried while another
+    /// one can reach the device.
+    public var failedConnects: [AdapterID: Int] = [:]
 
     init(wanted: WantedDevice, isWanted: Bool, configured: Bool, configuration: PolicyConfiguration) {
         id = wanted.id

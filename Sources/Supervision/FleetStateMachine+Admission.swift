@@ -105,8 +105,8 @@ extension FleetStateMachine {
         return actions + pump(now: now)
     }
 
-    /// Among powered adapters that see the device and have no connect in flight: free slot first, then
-    /// best recent RSSI. Returns the Device1 path to connect through (which names its adapter).
+    /// Among powered adapters that see the device and have no connect in flight: free slot first, then the
+    /// fewest failed connects of the device there, then best recent RSSI. Returns the Device1 path to connect through (which names its adapter).
     func chooseAdapter(for device: FleetDevice, excluding busy: Set<AdapterID>) -> DevicePath? {
         var byAdapter: [AdapterID: Sighting] = [:]
         for sighting in device.sightings.values {
@@ -115,7 +115,9 @@ extension FleetStateMachine {
             if let current = byAdapter[sighting.adapter], current.lastSeen >= sighting.lastSeen { continue }
             byAdapter[sighting.adapter] = sighting
         }
-        let candidates = byAdapter.map { AdapterCandidate(table: adapters[$0.key]!.slots, recentRSSI: $0.value.rssi) }
+        let candidates = byAdapter.map {
+            AdapterCandidate(table: adapters[$0.key]!.slots, recentRSSI: $0.value.rssi, recentFailures: device.failedConnects[$0.key] ?? 0)
+        }
         guard let choice = AdapterChoice.choose(for: device.id.rawValue, among: candidates) else { return nil }
         return byAdapter[AdapterID(name: choice.adapter)]?.path
     }

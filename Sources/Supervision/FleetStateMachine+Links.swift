@@ -15,10 +15,20 @@ extension FleetStateMachine {
         var actions = counted
         if let error, let classification {
             let failure = error.connectFailure
-            if (classification.signalsCapacityLimit || learnsFullPool(adapter, error, device: id)), var slots = adapters[adapter]?.slots,
-               let change = slots.reportLimitReached(now: now) {
-                adapters[adapter]?.slots = slots
-                actions.append(.event(LifecycleEvent(.capacityLowered, change.message, adapter: adapter, reason: "capacity-limit", warning: true)))
+            // The aborted connects (per device) that a full pool explains, this one included.
+            let poolAborts: [DeviceID: Int]? = classification.signalsCapacityLimit ? [id: 1] : learnsFullPool(adapter, error, device: id)
+            if let poolAborts {
+                var message: String?
+                if var slots = adapters[adapter]?.slots, let change = slots.reportLimitReached(now: now) {
+                    adapters[adapter]?.slots = slots
+                    message = change.message
+                }
+                takeBackPoolAborts(poolAborts, except: id, now: now, into: &actions)
+                if let message {
+                    let devices = poolAborts.keys.sorted().map(\.rawValue).joined(separator: ", ")
+                    actions.append(.event(LifecycleEvent(.capacityLowered, message + "; the failed connects of \(devices) were the pool's, not counted",
+                                                         adapter: adapter, reason: "capacity-limit", warning: true)))
+                }
             }
             if error.timedOut {
                 // BlueZ keeps trying after our deadline; cancel its attempt so the slot really is free.
@@ -43,6 +53,7 @@ extension FleetStateMachine {
                 return actions + pump(now: now)
             }
             device.lastReason = "\(error.name)\(error.message.isEmpty ? "" : ": \(error.message)")"
+            device.failedConnects[adapter, default: 0] += 1
             let staleBond = staleBondCheck(&device, path: path, error: error, token: token, now: now)
             actions += staleBond.actions
             device.linkPath = nil
@@ -50,9 +61,15 @@ extension FleetStateMachine {
                 devices[id] = device
                 return actions + pump(now: now)
             }
-            noteFailure(&device, on: adapter, now: now)
-            let step = device.reconnect.connectFailed(failure, now: now, using: &rng)
-            apply(step, to: &device, now: now, into: &actions)
+            if let earlier = poolAborts?[id] {
+                // The pool was full: this device's earlier aborts in the streak are taken back, this one is not counted.
+                device.reconnect.takeBack(failures: earlier - 1)
+                apply(device.reconnect.poolFull(failure, using: &rng), to: &device, now: now, into: &actions)
+            } else {
+                noteFailure(&device, on: adapter, now: now)
+                let step = device.reconnect.connectFailed(failure, now: now, using: &rng)
+                apply(step, to: &device, now: now, into: &actions, stuckAt: path)
+            }
         } else {
             adapters[adapter]?.abortStreak = nil
             actions += linkEstablished(&device, path: path, now: now, adopted: false)
@@ -88,6 +105,7 @@ extension FleetStateMachine {
             device.bond.staleBond.reconnected()
             device.adopted = false
             device.attempt = 0
+            device.failedConnects = [:]
             // A session that reached ready clears the failures: its end (a cuff that uploads and hangs up) is a
             // session ending, not one more failure against the budget.
             device.reconnect.ready(now: now)
@@ -198,8 +216,11 @@ extension FleetStateMachine {
         return actions
     }
 
-    /// Carries out Policy's reconnect step for a device without a link.
-    mutating func apply(_ step: ReconnectStep, to device: inout FleetDevice, now: Duration, into actions: inout [FleetAction]) {
+    /// Carries out Policy's reconnect step for a device without a link. `stuckAt` is the object whose answer
+    /// asked for stale state to be cleared (a Connect's path); without it, the device's newest sighting.
+    mutating func apply(_ step: ReconnectStep, to device: inout FleetDevice, now: Duration, into actions: inout [FleetAction],
+                        stuckAt: DevicePath? = nil) {
+        let stuck = stuckAt.flatMap { device.sightings[$0] } ?? device.bestSighting
         device.lastReason = step.reason
         func scheduleRetry(_ delay: Duration) {
             device.phase = .backoff(until: now + delay)
@@ -213,14 +234,14 @@ extension FleetStateMachine {
         case .connect(let delay):
             scheduleRetry(delay)
         case .disconnectThenConnect(let delay):
-            if let path = device.bestSighting?.path {
+            if let path = stuck?.path {
                 actions.append(.disconnect(device: device.id, path: path))
                 actions.append(.event(LifecycleEvent(.staleStateCleared, "\(device.id): clearing a stuck BlueZ state with Disconnect",
                                                      device: device.id, reason: "disconnect")))
             }
             scheduleRetry(delay)
         case .removeDeviceThenConnect(let delay):
-            if let sighting = device.bestSighting { actions += clearStuckState(device, sighting: sighting) }
+            if let sighting = stuck { actions += clearStuckState(device, sighting: sighting) }
             scheduleRetry(delay)
         case .waitForAdapter:
             if device.sightings.values.contains(where: { adapters[$0.adapter]?.powered == true }),
@@ -248,22 +269,41 @@ extension FleetStateMachine {
     /// BlueZ 5.66 reports a controller with no free connection as a plain `le-connection-abort-by-local`
     /// (every LE connect-socket error becomes ECONNABORTED). When two different devices abort in a row at
     /// the same link count, with links held, the pool is taken to be full at that count; one flaky device
-    /// alone never lowers it.
-    mutating func learnsFullPool(_ adapter: AdapterID, _ error: BlueZError, device: DeviceID) -> Bool {
+    /// alone never lowers it. Returns, once the pool is learned full, the aborts of the streak per device (this
+    /// one included): they were the pool's, not the devices' (`takeBackPoolAborts`).
+    mutating func learnsFullPool(_ adapter: AdapterID, _ error: BlueZError, device: DeviceID) -> [DeviceID: Int]? {
         guard error.name == "org.bluez.Error.Failed", error.message == "le-connection-abort-by-local",
               let links = adapters[adapter]?.slots.links.count, links > 0 else {
             adapters[adapter]?.abortStreak = nil
-            return false
+            return nil
         }
-        var streak = adapters[adapter]?.abortStreak
-        if streak?.links != links { streak = (links, []) }
-        streak?.devices.insert(device)
-        adapters[adapter]?.abortStreak = streak
-        if (streak?.devices.count ?? 0) >= 2 {
-            adapters[adapter]?.abortStreak = nil
-            return true
+        var streak = adapters[adapter]?.abortStreak ?? (links, [:])
+        if streak.links != links { streak = (links, [:]) }
+        streak.devices[device, default: 0] += 1
+        guard streak.devices.count >= 2 else {
+            adapters[adapter]?.abortStreak = streak
+            return nil
         }
-        return false
+        adapters[adapter]?.abortStreak = nil
+        return streak.devices
+    }
+
+    /// An adapter's pool was found full: the failures its aborted connects counted against other devices are
+    /// taken back (a device that spent its budget on them resumes).
+    mutating func takeBackPoolAborts(_ aborts: [DeviceID: Int], except current: DeviceID, now: Duration, into actions: inout [FleetAction]) {
+        for (id, count) in aborts.sorted(by: { $0.key < $1.key }) where id != current {
+            guard var device = devices[id] else { continue }
+            let before = device.reconnect.failures
+            let gaveUp = device.reconnect.hasGivenUp
+            device.reconnect.takeBack(failures: count)
+            guard device.reconnect.failures != before else { continue }
+            if gaveUp, !device.reconnect.hasGivenUp, case .failed = device.phase {
+                apply(device.reconnect.poolFull(.dbus(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local"), using: &rng),
+                      to: &device, now: now, into: &actions)
+                actions.append(.persist)
+            }
+            devices[id] = device
+        }
     }
 
     /// How long a requested Disconnect may take to show as Connected=false.

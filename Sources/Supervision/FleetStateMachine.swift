@@ -78,8 +78,8 @@ public struct FleetStateMachine: Sendable {
         public var id: AdapterID
         public var powered: Bool
         public var slots: SlotTable
-        /// Consecutive aborted connects at one link count (see `learnsFullPool`).
-        var abortStreak: (links: Int, devices: Set<DeviceID>)?
+        /// Consecutive aborted connects at one link count, per device (see `learnsFullPool`).
+        var abortStreak: (links: Int, devices: [DeviceID: Int])?
         public var name: String { id.name }
     }
 

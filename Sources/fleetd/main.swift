@@ -13,6 +13,9 @@ import Glibc
 import Supervision
 import Synchronization
 
+// Caught before anything else: a reload's SIGHUP that comes while fleetd is still starting (restoring its state,
+// adopting BlueZ's links) is kept for the SignalService below, instead of ending the daemon by default.
+let hangups = CaughtSignals([SIGHUP])
 let version = FleetRelease.version
 let environment = ProcessInfo.processInfo.environment
 
@@ -177,7 +180,7 @@ if let broker { services.append(BrokerService(broker, supervisor: supervisor)) }
 services.append(agentService)
 if options.metricsTextfile != nil { services.append(MetricsTextfileService(supervisor, interval: options.metricsInterval)) }
 services.append(WatchdogService(supervisor))
-services.append(SignalService([SIGHUP]) { _ in
+services.append(SignalService(hangups) { _ in
     ServiceNotifier().reloading()
     do {
         let summary = try await reload()

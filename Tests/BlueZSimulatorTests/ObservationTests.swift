@@ -77,4 +77,22 @@ import Testing
         _ = try await h.sim("DropLink", [.string("hr")])
         #expect(try await h.sim("ArmedNotifications").first?.dictEntries?.isEmpty == true, "a lost link ends its notify sessions")
     }
+
+    @Test("Notify sends a chosen value at once on an armed characteristic, and answers false where nobody listens")
+    func notifyOnDemand() async throws {
+        let h = try await SimulatorHarness(Self.scenario)
+        try await Self.discoverAll(h)
+        let heartRate = "00002a37-0000-1000-8000-00805f9b34fb"
+        let probe: [UInt8] = [0xF0, 0x0D, 0x00, 0x01]
+        #expect(try await h.sim("Notify", [.string("hr"), .string(heartRate), .bytes(probe)]).first == .boolean(false), "no link")
+        _ = try await h.bluez(Self.path(0, 1), "org.bluez.Device1", "Connect")
+        let characteristic = Self.path(0, 1) + "/service000a/char000b"
+        try await h.waitForSignal("GATT of hr") { $0.isAdded(characteristic) }
+        #expect(try await h.sim("Notify", [.string("hr"), .string(heartRate), .bytes(probe)]).first == .boolean(false), "no notify session")
+        _ = try await h.bluez(characteristic, "org.bluez.GattCharacteristic1", "StartNotify")
+        let before = h.signals.count
+        #expect(try await h.sim("Notify", [.string("hr"), .string(heartRate.uppercased()), .bytes(probe)]).first == .boolean(true))
+        try await h.waitForSignal("the probe's value", after: before) { $0.changes(characteristic, "Value", to: .bytes(probe)) }
+    }
 }
+

@@ -17,6 +17,28 @@ struct SupervisorRestartTests {
     let config = SupervisorScenarioTests.wanted(1...3)
     let ids = (1...3).map(SupervisorScenarioTests.id)
 
+    /// Found by the soak (seed 4 on a loaded machine): a reload's SIGHUP reached a restarted fleetd before its
+    /// signal handler was installed (that happened only when every service had started), and SIGHUP's default
+    /// action ended the daemon (status 129). A SIGHUP during start-up is kept and applied once it is up.
+    @Test("a SIGHUP while fleetd is still starting is applied once it is up, not fatal")
+    func sighupDuringStartUp() async throws {
+        let config = SupervisorScenarioTests.wanted(1...1) + "read = 2a19\n"
+        let h = try await FleetHarness(scenario: "adapters 1\n" + SupervisorScenarioTests.straps(1), configuration: config)
+        defer { h.stop() }
+        try await h.waitFor("ready", SupervisorScenarioTests.allReady([ids[0]]))
+        try await h.killDaemon()
+        // The adopted link's set-up reads on connect, which now takes 3 s: READY=1 waits for it, so start-up lasts that long.
+        try await h.sim("SetResponseDelay", [.string(""), .double(3)])
+        let notify = try h.spawnDaemon()
+        try await waitUntil("fleetd adopted the link", timeout: .seconds(20)) { h.log().contains("adopted the existing link") }
+        #expect(!notify.received.contains { $0.contains("READY=1") }, "still starting when the signal comes")
+        let fleetd = try #require(h.fleetd)
+        try fleetd.kill(signal: SIGHUP)
+        try await h.waitForNotification("READY=1")
+        try await waitUntil("the reload ran", timeout: .seconds(10)) { h.log().contains("SIGHUP: ") }
+        #expect(fleetd.isRunning, "fleetd:\n\(h.log())")
+    }
+
     @Test("after SIGKILL, a restart adopts the links without reconnecting, and READY=1 follows reconciliation")
     func adoptAfterKill() async throws {
         let harness = try await FleetHarness(scenario: scenario, configuration: config)

@@ -59,6 +59,19 @@ public final class FleetHarness: FleetControlClient, @unchecked Sendable {
 
     /// Starts fleetd and returns once it has sent READY=1.
     func startDaemonBlocking(readyTimeout: Duration) throws {
+        let notify = try spawnDaemon()
+        do {
+            try notify.wait(for: "READY=1", timeout: readyTimeout)
+        } catch {
+            throw TestKitError("\(error)\n--- fleetd log ---\n\(log())")
+        }
+        readyNotifications = notify.received
+    }
+
+    /// Starts fleetd without waiting for READY=1, for a test that acts while it is still starting; wait for it
+    /// with `waitForNotification("READY=1")`.
+    @discardableResult
+    public func spawnDaemon() throws -> NotifySocket {
         restarts += 1
         let notify = try NotifySocket(path: directory + "/notify-\(restarts)")
         notifySocket = notify
@@ -69,12 +82,7 @@ public final class FleetHarness: FleetControlClient, @unchecked Sendable {
                                   ["--config", configPath, "--bus", bus.address, "--store", storePath, "--socket", socketPath,
                                    "--log-target", logTarget, "--log-level", "debug"],
                                   environment: env, stdout: fleetdLog, stderr: fleetdLog)
-        do {
-            try notify.wait(for: "READY=1", timeout: readyTimeout)
-        } catch {
-            throw TestKitError("\(error)\n--- fleetd log ---\n\(log())")
-        }
-        readyNotifications = notify.received
+        return notify
     }
 
     /// Starts fleetd and returns once it has sent READY=1.

@@ -33,6 +33,8 @@ public struct SoakWatchEvent: Sendable {
     public var kind: String
     public var state: String?
     public var characteristic: String?
+    /// A notification's value.
+    public var value: [UInt8]?
     public var text: String
 }
 
@@ -90,7 +92,8 @@ public final class SoakWatch: @unchecked Sendable {
                 let event = reply.untypedParameters["event"]?.objectValue ?? reply.untypedParameters
                 deliver(SoakWatchEvent(sequence: event["sequence"]?.intValue ?? 0, device: event["device"]?.stringValue ?? "",
                                        kind: event["kind"]?.stringValue ?? "", state: event["state"]?.stringValue,
-                                       characteristic: event["characteristic"]?.stringValue, text: event["text"]?.stringValue ?? ""))
+                                       characteristic: event["characteristic"]?.stringValue,
+                                       value: event["value"]?.stringValue.flatMap(HexBytes.decode), text: event["text"]?.stringValue ?? ""))
             }
         }
     }

@@ -39,12 +39,17 @@ public struct SoakInvariants: Sendable {
     public struct Thresholds: Sendable {
         /// A device counts as ready for rule 3 once fleetd has reported it ready this long.
         public var readyGrace = 1.0
-        /// A subscription missing in the simulator counts only if it stays missing this long (fleetd may not
-        /// have processed a link loss the simulator already made).
-        public var mismatchPersistence = 1.0
-        /// Values must arrive within `valueIntervals` × the characteristic's notify interval, plus `valueSlack`.
+        /// How often the soak polls fleetd and the simulator, and sends a lag probe (`SoakLagProbe`).
+        public var pollPeriod = 0.25
+        public var probePeriod = 0.25
+        /// Values must arrive within `valueIntervals` × the characteristic's notify interval, plus the measured
+        /// lag and one probe period (the lag may grow that long unseen). A subscription missing in the simulator
+        /// counts once it stays missing longer than the measured lag plus a poll and a probe period (fleetd may
+        /// not have heard a link loss the simulator already made).
         public var valueIntervals = 3.0
-        public var valueSlack = 1.0
+        /// A probe still on its way after this long is a violation itself: fleetd's event path is stuck (the
+        /// same limit as rule 0's for the control socket).
+        public var lagLimit = 10.0
         /// fleetd's control socket may fail to answer this long before it is a violation.
         public var controlSilence = 10.0
         /// How long a device of a rule-4 window may take to be ready again before the window is dropped.
@@ -74,6 +79,9 @@ public struct SoakInvariants: Sendable {
     let timeScale: Double
     public var thresholds = Thresholds()
 
+    /// Rule 3's measured lag of the value path.
+    public private(set) var lag = SoakLagProbe()
+    var reportedStuckProbe = false
     // Rule 3 state, per device id.
     var readySince: [String: Double] = [:]
     var mismatchSince: [String: Double] = [:]
@@ -152,12 +160,33 @@ public struct SoakInvariants: Sendable {
         lastValue[device, default: [:]][characteristic.lowercased()] = now
     }
 
+    /// A lag probe is about to be requested at `now`; returns its number (`SoakLagProbe`).
+    public mutating func probeSent(at now: Double) -> Int { lag.send(at: now) }
+    /// The simulator had no notify session to send probe `number` on.
+    public mutating func probeWithdrawn(_ number: Int) { lag.withdraw(number) }
+    /// Probe `number` came on the Watch stream at `now`.
+    public mutating func probeArrived(_ number: Int, at now: Double) {
+        if lag.arrived(number, at: now) != nil { reportedStuckProbe = false }
+    }
+
     /// fleetd was restarted: readiness is timed again from its new reports.
     public mutating func fleetdRestarted() {
         readySince.removeAll()
         mismatchSince.removeAll()
         reportedReady.removeAll()
         lastAnswer = nil
+        lag.restarted()
+        reportedStuckProbe = false
+    }
+
+    /// The simulator is killed at `now` (a bluetoothd restart): every link goes with it, so a device fleetd still
+    /// reports ready has a stale report until fleetd hears of it. Rule 3 leaves such a device alone until fleetd
+    /// reports it down (on the Watch stream or in a poll), for at most `lagLimit`; still ready then is a violation.
+    public mutating func simulatorKilled(at now: Double) {
+        killedAt = now
+        seenDownSinceKill.removeAll()
+        lag.pathCut(at: now)
+        reportedStuckProbe = false
     }
 
     /// The simulator was restarted: its peaks start again, so a new one must be reported again.
@@ -165,6 +194,15 @@ public struct SoakInvariants: Sendable {
         reportedPeaks.removeAll()
         mismatchSince.removeAll()
     }
+
+    /// A lifecycle event of `device` on the Watch stream (`state`: its state, nil for a link event).
+    public mutating func lifecycle(device: String, state: String?) {
+        if killedAt != nil, state != "ready" { seenDownSinceKill.insert(device) }
+    }
+
+    /// Since the last simulator kill, for rule 3: when, and the devices fleetd has reported down since.
+    var killedAt: Double?
+    var seenDownSinceKill: Set<String> = []
 
     // MARK: Polls
 
@@ -186,6 +224,12 @@ public struct SoakInvariants: Sendable {
         var violations: [Violation] = []
         if let simulator {
             violations += checkPeaks(simulator, at: now)
+        }
+        if let age = lag.oldestOutstanding(at: now), age > thresholds.lagLimit, !reportedStuckProbe {
+            reportedStuckProbe = true
+            violations.append(Violation(rule: .subscriptionsArmed,
+                                        detail: "a lag probe sent \(Self.s(age)) ago has not come back on the Watch stream (limit \(Self.s(thresholds.lagLimit))): fleetd's event path is stuck or lost it",
+                                        devices: [], at: now))
         }
         for device in fleet.devices {
             guard let state = devices[device.id] else { continue }
@@ -216,6 +260,22 @@ public struct SoakInvariants: Sendable {
     }
 
     mutating func checkReadiness(_ device: SoakFleet.Device, _ state: SoakDeviceState, simulator: SoakSimulatorView?, at now: Double) -> [Violation] {
+        if let killed = killedAt, !seenDownSinceKill.contains(device.id) {
+            if !state.isReady {
+                seenDownSinceKill.insert(device.id)
+            } else if now - killed <= thresholds.lagLimit {
+                // A ready report from before fleetd heard bluetoothd go: its link is gone, nothing can flow.
+                readySince[device.id] = nil
+                mismatchSince[device.id] = nil
+                return []
+            } else {
+                seenDownSinceKill.insert(device.id)
+                count(.subscriptionsArmed)
+                return [Violation(rule: .subscriptionsArmed,
+                                  detail: "\(device.id) (\(device.label)) is still reported ready \(Self.s(now - killed)) after bluetoothd was killed (limit \(Self.s(thresholds.lagLimit))): fleetd never heard its link go",
+                                  devices: [device.id], at: now)]
+            }
+        }
         guard state.isReady else {
             readySince[device.id] = nil
             mismatchSince[device.id] = nil
@@ -235,23 +295,26 @@ public struct SoakInvariants: Sendable {
             } else {
                 let first = mismatchSince[device.id] ?? now
                 mismatchSince[device.id] = first
-                if now - first >= thresholds.mismatchPersistence {
+                let measured = lag.largestLag(from: first, to: now)
+                let allowed = measured + thresholds.pollPeriod + thresholds.probePeriod
+                if now - first > allowed {
                     reportedReady.insert(device.id)
                     violations.append(Violation(rule: .subscriptionsArmed,
-                                                detail: "\(device.id) (\(device.label)) has been ready for \(Self.s(now - since)), but the simulator has had no notify session on \(missing.map(SoakFleet.short).joined(separator: ", ")) for \(Self.s(now - first)) (armed: \(armed.isEmpty ? "none" : armed.sorted().map(SoakFleet.short).joined(separator: ", ")))",
+                                                detail: "\(device.id) (\(device.label)) has been ready for \(Self.s(now - since)), but the simulator has had no notify session on \(missing.map(SoakFleet.short).joined(separator: ", ")) for \(Self.s(now - first)) (armed: \(armed.isEmpty ? "none" : armed.sorted().map(SoakFleet.short).joined(separator: ", "))); allowed \(Self.s(allowed)) with a measured lag of \(Self.s(measured))",
                                                 devices: [device.id], at: now))
                 }
             }
         }
         count(.subscriptionsArmed)
         for characteristic in device.subscribe where !reportedReady.contains(device.id) {
-            let window = thresholds.valueIntervals * SoakFleet.notifyInterval(characteristic) / timeScale + thresholds.valueSlack
             let last = max(since, lastValue[device.id]?[characteristic] ?? since)
+            let measured = lag.largestLag(from: last, to: now)
+            let window = thresholds.valueIntervals * SoakFleet.notifyInterval(characteristic) / timeScale + measured + thresholds.probePeriod
             if now - last > window {
                 reportedReady.insert(device.id)
                 let seen = lastValue[device.id]?[characteristic].map { "the last one \(Self.s(now - $0)) ago" } ?? "none since the soak began"
                 violations.append(Violation(rule: .subscriptionsArmed,
-                                            detail: "\(device.id) (\(device.label)) has been ready for \(Self.s(now - since)) but no value of \(SoakFleet.short(characteristic)) came on the Watch stream for \(Self.s(window)) (\(seen))",
+                                            detail: "\(device.id) (\(device.label)) has been ready for \(Self.s(now - since)) but no value of \(SoakFleet.short(characteristic)) came on the Watch stream for \(Self.s(window)) (\(seen); the window includes a measured lag of \(Self.s(measured)))",
                                             devices: [device.id], at: now))
             }
         }

@@ -186,9 +186,14 @@ public final class SoakRun: @unchecked Sendable {
             if event.sequence > lastSequence + 1 && lastSequence > 0 { watchGaps += event.sequence - lastSequence - 1 }
             lastSequence = event.sequence
             if event.kind == "notification", let characteristic = event.characteristic {
-                invariants.value(device: event.device, characteristic: characteristic, at: at)
+                if let probe = event.value.flatMap(SoakLagProbe.number(in:)) {
+                    invariants.probeArrived(probe, at: at)
+                } else {
+                    invariants.value(device: event.device, characteristic: characteristic, at: at)
+                }
             }
         }
+        if event.kind != "notification" { locked { invariants.lifecycle(device: event.device, state: event.state) } }
         // Identity merges repeat whenever an adapter sees the device again; they would crowd the history out.
         if event.kind != "notification" && !event.text.contains(" is another address of ") {
             record("fleetd \(event.state ?? event.kind): \(event.text)", device: event.device)
@@ -220,7 +225,22 @@ public final class SoakRun: @unchecked Sendable {
             let view = locked({ simulatorDown }) ? nil : try? await harness.soakSimulatorView()
             let found = locked { fleetdDown ? [] : invariants.observe(devices: devices, simulator: simulatorDown ? nil : view, at: now()) }
             for violation in found { fail(await withSimulatorCounts(violation, harness)) }
+            await sendProbe(devices, harness)
         }
+    }
+
+    private var probeTarget = 0
+
+    /// One lag probe per poll (`SoakLagProbe`): a marked battery value on the next device fleetd reports ready.
+    func sendProbe(_ devices: [String: SoakDeviceState], _ harness: FleetHarness) async {
+        guard !locked({ fleetdDown || simulatorDown }) else { return }
+        let count = fleet.devices.count
+        guard let index = (0..<count).lazy.map({ (self.probeTarget + $0) % count }).first(where: { devices[self.fleet.devices[$0].id]?.isReady == true }) else { return }
+        probeTarget = index + 1
+        let device = fleet.devices[index]
+        let number = locked { invariants.probeSent(at: now()) }
+        let answer = try? await harness.sim("Notify", [.string(device.label), .string(SoakFleet.battery), .bytes(SoakLagProbe.value(number))])
+        if answer?.first != .boolean(true) { locked { invariants.probeWithdrawn(number) } }
     }
 
     /// A device's violation with what the simulator counted for it (since the simulator last started), so
@@ -273,6 +293,7 @@ public final class SoakRun: @unchecked Sendable {
                     linksUpBefore += links
                     simulatorDown = true
                     simulatorProcess = nil
+                    invariants.simulatorKilled(at: now())
                 }
                 try await harness.killSimulator()
                 try? await Task.sleep(for: .milliseconds(Int64(downtime / options.timeScale * 1000)))
@@ -419,6 +440,9 @@ public final class SoakRun: @unchecked Sendable {
         if let convergence, let bound {
             lines.append(String(format: "after the last fault: all %d devices ready in %.1f s simulated (bound %.1f s)", fleet.devices.count, convergence * scale, bound.seconds))
         }
+        let lag = invariants.lag
+        lines.append(String(format: "processing lag (probes from the simulator to the Watch stream, real time): max %.2f s, mean %.3f s over %d probes (%d lost, %d given up at restarts)",
+                            lag.largest, lag.mean, lag.arrivals, lag.lost, lag.abandoned))
         lines.append("invariant checks: " + SoakInvariants.Rule.allCases.map { "\($0.rawValue): \(invariants.checks[$0] ?? 0)" }.joined(separator: ", ")
                      + " (rule 4 windows dropped for another fault: \(invariants.excludedWindows), not observed: \(invariants.unobservedWindows); Watch gaps: \(gaps))")
         lines.append("violations: \(violations.count)")

@@ -23,6 +23,8 @@ struct BlueZErrorClassifierTests {
         Case(name: "org.bluez.Error.Failed", message: "le-connection-key-missing", decision: .giveUp),
         Case(name: "org.bluez.Error.Failed", message: "br-connection-canceled", decision: .retryWithBackoff),
         Case(name: "org.bluez.Error.Failed", message: "Software caused connection abort", decision: .retryWithBackoff),
+        // device_connect_le's -EALREADY: a connect BlueZ still works on that fleetd did not start (a killed fleetd's).
+        Case(name: "org.bluez.Error.Failed", message: "Operation already in progress", decision: .clearStaleStateThenRetry),
         Case(name: "org.bluez.Error.InProgress", message: "In Progress", decision: .clearStaleStateThenRetry),
         Case(name: "org.bluez.Error.InProgress", message: "br-connection-busy", decision: .clearStaleStateThenRetry),
         Case(name: "org.bluez.Error.InProgress", message: "Operation already in progress", decision: .clearStaleStateThenRetry),

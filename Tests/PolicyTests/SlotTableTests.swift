@@ -160,4 +160,15 @@ struct SlotTableTests {
         #expect(AdapterChoice.choose(for: "x", among: allFull)?.adapter == "hci0")
         #expect(AdapterChoice.choose(for: "x", among: []) == nil)
     }
+
+    @Test func fewerFailedConnectsComeBeforeABetterSignal() {
+        let candidates = [
+            AdapterCandidate(adapter: "hci0", hasFreeSlot: true, recentRSSI: -40, recentFailures: 2),
+            AdapterCandidate(adapter: "hci1", hasFreeSlot: true, recentRSSI: -80, recentFailures: 1),
+            AdapterCandidate(adapter: "hci2", hasFreeSlot: false, recentRSSI: -30, recentFailures: 0),
+        ]
+        let choice = AdapterChoice.choose(for: "x", among: candidates)
+        #expect(choice?.adapter == "hci1", "a free slot first, then the fewest failures")
+        #expect(choice?.message == "x goes through hci1 (a free slot, 1 failed connect(s) there, -80 dBm; 3 candidate(s))")
+    }
 }

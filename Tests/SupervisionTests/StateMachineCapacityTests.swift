@@ -32,4 +32,47 @@ import Testing
         }
         #expect(driver.machine.adapters[FleetFixture.hci0]?.slots.capacity == 5)
     }
+
+    /// Found by the soak (seed 2, invariant 4): hci1 powers off; its device moves to hci0, which holds a link
+    /// fleetd does not know of (a connect a killed fleetd left pending), so the controller is full while fleetd's
+    /// table shows a free slot. hci0 answers `le-connection-abort-by-local` twice, then a second device's
+    /// connect aborts at the same link count and the pool is learned full. Those aborts were the pool's, not the
+    /// devices': the failures they counted are taken back, and the second device's is not counted.
+    @Test func abortsThatTeachAFullPoolAreNotTheDevicesFailures() throws {
+        let hci0 = FleetFixture.hci0, hci1 = FleetFixture.hci1
+        let a = Peripheral(1), b = Peripheral(2), c = Peripheral(3), d = Peripheral(4)
+        let settings = FleetFixture.settings(capacity: 3, policy: FleetFixture.slowRetries(floor: .milliseconds(100)))
+        var driver = ManualDriver(try FleetFixture.machine([a.wanted(), b.wanted(), c.wanted(), d.wanted()], settings: settings))
+        driver.adapter(hci0)
+        driver.adapter(hci1)
+        try driver.bringUp(b, adapter: hci0)
+        try driver.bringUp(c, adapter: hci0)
+        try driver.bringUp(a, adapter: hci1)
+        driver.see(a.object(adapter: hci0))
+        driver.power(false, adapter: hci1)
+        driver.remove(a.path(adapter: hci1))
+        var connect = try #require(driver.advance(by: .seconds(31)).connects.first, "it moves to hci0 within the recovery window")
+        #expect(connect.adapter == hci0)
+        driver.connectFinished(connect, error: FleetFixture.abortByLocal(connect.path))
+        connect = try #require(driver.advance(by: .seconds(61)).connects.first)
+        #expect(connect.adapter == hci0)
+        let again = driver.connectFinished(connect, error: FleetFixture.abortByLocal(connect.path))
+        #expect(again.events(.capacityLowered).isEmpty, "one device alone is not evidence")
+        #expect(driver.machine.devices[a.id]?.reconnect.failures == 2)
+
+        let other = try #require(driver.see(d.object(adapter: hci0)).connects.first)
+        let learned = driver.connectFinished(other, error: FleetFixture.abortByLocal(other.path))
+        #expect(learned.events(.capacityLowered).count == 1)
+        #expect(driver.machine.adapters[hci0]?.slots.capacity == 2)
+        #expect(driver.machine.devices[a.id]?.reconnect.failures == 0, "both of its aborts were the full pool")
+        #expect(driver.machine.devices[d.id]?.reconnect.failures == 0, "the abort that taught the pool is not counted")
+        #expect(learned.events(.backoffScheduled).first?.failures == 0)
+        let before = driver.history.connects.count
+        driver.power(true, adapter: hci1)
+        driver.see(a.object(adapter: hci1))
+        driver.see(d.object(adapter: hci1))
+        driver.advance(by: .seconds(61))
+        let next = driver.history.connects.dropFirst(before)
+        #expect(!next.isEmpty && next.allSatisfy { $0.adapter == hci1 }, "the next connects go where there is room: \(next)")
+    }
 }

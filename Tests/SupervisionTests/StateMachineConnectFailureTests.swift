@@ -117,6 +117,48 @@ import Testing
         #expect(driver.advance(by: .seconds(1)).connects.count == 1)
     }
 
+    /// Found by the soak (seed 2): fleetd was killed while BlueZ still worked on its Connect to a device that never
+    /// answers. Its successor's Connect on that object is `Failed "Operation already in progress"` (device_connect_le:
+    /// -EALREADY). fleetd never starts two connects to one device, so the pending one is a stale leftover: it is
+    /// cancelled with Disconnect on the path that answered (not the device's most recent sighting), or BlueZ keeps
+    /// it, and the controller slot it holds, for ever.
+    @Test func aConnectLeftPendingInBlueZIsCancelledOnThePathThatAnswered() throws {
+        var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
+        driver.adapter(FleetFixture.hci0)
+        driver.adapter(FleetFixture.hci1)
+        let connect = try #require(driver.see(strap.object(adapter: FleetFixture.hci0, rssi: -40)).connects.first)
+        #expect(connect.adapter == FleetFixture.hci0)
+        driver.advance(by: .milliseconds(100))
+        driver.see(strap.object(adapter: FleetFixture.hci1, rssi: -90))
+        #expect(driver.machine.devices[strap.id]?.bestSighting?.adapter == FleetFixture.hci1, "the newest sighting is elsewhere")
+        let busy = FleetFixture.connectError(connect.path, "org.bluez.Error.Failed", "Operation already in progress")
+        let failed = driver.connectFinished(connect, error: busy)
+        #expect(failed.disconnects.map(\.path) == [connect.path], "the pending connect is cancelled where it is")
+        #expect(failed.events(.staleStateCleared).map(\.reason) == ["disconnect"])
+        #expect(failed.scheduled.map(\.timer.purpose) == [.retry])
+    }
+
+    /// Found by the soak (seed 3, invariant 6): every adapter heard the device, and its connects through the best
+    /// of them aborted at once (a controller that was in fact full), ten times in a row, until its budget was
+    /// spent — while three other adapters had room. After a failure through one adapter, the next attempt goes
+    /// through another one that can reach it; with equal failures everywhere, the best signal wins again.
+    @Test func aFailedConnectTriesAnotherAdapterNext() throws {
+        var driver = ManualDriver(try FleetFixture.machine([strap.wanted()], settings: FleetFixture.settings(policy: FleetFixture.slowRetries(floor: .milliseconds(100)))))
+        driver.adapter(FleetFixture.hci0)
+        driver.adapter(FleetFixture.hci1)
+        var connect = try #require(driver.see(strap.object(adapter: FleetFixture.hci0, rssi: -40)).connects.first)
+        driver.see(strap.object(adapter: FleetFixture.hci1, rssi: -85))
+        #expect(connect.adapter == FleetFixture.hci0)
+        driver.connectFinished(connect, error: FleetFixture.abortByLocal(connect.path))
+        connect = try #require(driver.advance(by: .seconds(61)).connects.first)
+        #expect(connect.adapter == FleetFixture.hci1, "after a failure through hci0, another adapter")
+        driver.connectFinished(connect, error: FleetFixture.abortByLocal(connect.path))
+        connect = try #require(driver.advance(by: .seconds(61)).connects.first)
+        #expect(connect.adapter == FleetFixture.hci0, "as many failures on each: the strongest signal again")
+        try driver.completeLink(strap, connect)
+        #expect(driver.machine.devices[strap.id]?.failedConnects.isEmpty == true, "ready clears the record")
+    }
+
     @Test func alreadyConnectedCountsAsSuccess() throws {
         var (driver, connect) = try connecting(.normal)
         let replied = driver.connectFinished(connect, error: FleetFixture.connectError(connect.path, "org.bluez.Error.AlreadyConnected"))
