@@ -21,6 +21,11 @@ extension Scenario {
                     throw ScenarioError(.badValue, line: line, "link-up-order must be signalled or quiet, got '\(rest.joined(separator: " "))'")
                 }
                 scenario.linkUpOrder = order
+            case "stale-bond-order":
+                guard rest.count == 1, let order = StaleBondOrder(rawValue: rest[0]) else {
+                    throw ScenarioError(.badValue, line: line, "stale-bond-order must be reply-first or signals-first, got '\(rest.joined(separator: " "))'")
+                }
+                scenario.staleBondOrder = order
             case "device":
                 let device = try parseDevice(rest, line: line)
                 guard !scenario.devices.contains(where: { $0.label == device.label || $0.address == device.address }) else {

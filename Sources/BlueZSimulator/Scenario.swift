@@ -6,6 +6,8 @@ public struct Scenario: Sendable, Hashable {
     public var temporaryTimeout: Duration
     /// `link-up-order signalled|quiet`: see `LinkUpOrder`.
     public var linkUpOrder: LinkUpOrder
+    /// `stale-bond-order reply-first|signals-first`: see `StaleBondOrder`.
+    public var staleBondOrder: StaleBondOrder = .replyFirst
     public var devices: [PeripheralSpec]
     public var faults: [ScriptedFault]
 

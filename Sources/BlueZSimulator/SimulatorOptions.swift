@@ -8,6 +8,7 @@ public struct SimulatorOptions: Sendable, Hashable {
     public var temporaryTimeout: Duration?
     public var gattCache: GattCache = .yes
     public var linkUpOrder: LinkUpOrder?
+    public var staleBondOrder: StaleBondOrder?
     public var seed: UInt64 = 0x5eed
     public var control = true
 
@@ -27,6 +28,10 @@ public struct SimulatorOptions: Sendable, Hashable {
       --link-up-order ORDER    signalled | quiet: whether a Connect's link-up sends PropertiesChanged
                                Connected=true, as bluetoothd 5.66 does on real controllers (default
                                signalled), or sets it silently, as under btvirt (overrides the scenario)
+      --stale-bond-order ORDER reply-first | signals-first: for a bonded device whose peripheral lost its
+                               keys, Connect fails le-connection-abort-by-local before Connected goes
+                               true then false, as bluetoothd 5.66 did on the rig (default), or
+                               Connected=true, br-connection-canceled, Connected=false (overrides the scenario)
       --seed N                 seed for RSSI jitter and rotated addresses
       --no-control             do not serve io.fleetd.Simulator1
       --help                   this text
@@ -79,6 +84,12 @@ public struct SimulatorOptions: Sendable, Hashable {
                 let text = try value(arg)
                 guard let order = LinkUpOrder(rawValue: text) else { throw UsageError(message: "--link-up-order is signalled or quiet, got '\(text)'") }
                 options.linkUpOrder = order
+            case "--stale-bond-order":
+                let text = try value(arg)
+                guard let order = StaleBondOrder(rawValue: text) else {
+                    throw UsageError(message: "--stale-bond-order is reply-first or signals-first, got '\(text)'")
+                }
+                options.staleBondOrder = order
             case "--seed":
                 let text = try value(arg)
                 guard let n = UInt64(text) else { throw UsageError(message: "--seed must be a non-negative integer") }
@@ -98,6 +109,7 @@ public struct SimulatorOptions: Sendable, Hashable {
         if let capacity { base.capacity = capacity }
         if let temporaryTimeout { base.temporaryTimeout = temporaryTimeout }
         if let linkUpOrder { base.linkUpOrder = linkUpOrder }
+        if let staleBondOrder { base.staleBondOrder = staleBondOrder }
         return try SimulatorWorld(scenario: base, configuration: WorldConfiguration(gattCache: gattCache, seed: seed))
     }
 }

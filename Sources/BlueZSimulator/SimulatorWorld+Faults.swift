@@ -7,6 +7,7 @@ extension SimulatorWorld {
         configuration.capacity = scenario.capacity
         configuration.temporaryTimeout = scenario.temporaryTimeout
         configuration.linkUpOrder = scenario.linkUpOrder
+        configuration.staleBondOrder = scenario.staleBondOrder
         self.init(configuration: configuration)
         for device in scenario.devices { try addPeripheral(device) }
         faults = scenario.faults

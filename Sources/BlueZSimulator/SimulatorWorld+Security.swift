@@ -7,25 +7,33 @@ extension SimulatorWorld {
     /// key before bluetoothd's ATT socket is ready (device_connect_le asks BT_IO_SEC_MEDIUM when paired), so
     /// mgmt Device Connected reaches device_add_connection first and Connected=true *is* signalled.
     /// When the peripheral has lost its keys it answers the LTK request negatively; the kernel gets
-    /// Encryption Change "PIN or Key Missing" and disconnects (hci_encrypt_change_evt), and
-    /// device_remove_connection answers the waiting Connect `Failed "br-connection-canceled"`: the link
-    /// comes up and drops, and the device stays Paired and Bonded. Returns true when the link was refused.
+    /// Encryption Change "PIN or Key Missing" and disconnects (hci_encrypt_change_evt): the link comes up and
+    /// drops, the Connect fails, and the device stays Paired and Bonded. The order of the reply and the two
+    /// signals is `configuration.staleBondOrder`. Returns true when the link was refused.
     mutating func securityRefusesLink(_ object: inout DeviceObject, adapter a: Int, attempt: UInt64, token: ReplyToken,
                                       effects: inout [BusEffect]) -> Bool {
         if let bond = object.security.bond, bond.inKernel {
             let peripheralKeeps = peripherals[object.peripheral] != nil && security.peripheralKeys[object.peripheral]?.contains(a) == true
-            // In the signalled order completeConnect sends this signal itself; a refused link never gets there.
-            if configuration.linkUpOrder == .quiet || !peripheralKeeps {
-                effects.append(.change(object.path, .device, ["Connected": .boolean(true)]))
-            }
             guard peripheralKeeps else {
                 object.link = .idle
                 object.lastSeen = now
                 adapters[a].objects[object.address] = object
                 count(\.connectsFailed, peripheral: object.peripheral)
-                effects.append(.reply(token, .failure(.failed(BlueZError.connectionCanceled))))
-                effects.append(.change(object.path, .device, ["Connected": .boolean(false)]))
+                // Both link-up orders signal Connected=true here: att_connect_cb failed, so device_add_connection
+                // finds the device not yet connected.
+                let up = BusEffect.change(object.path, .device, ["Connected": .boolean(true)])
+                let down = BusEffect.change(object.path, .device, ["Connected": .boolean(false)])
+                switch configuration.staleBondOrder {
+                case .replyFirst:
+                    effects += [.reply(token, .failure(.failed(BlueZError.leConnectionAbortByLocal))), up, down]
+                case .signalsFirst:
+                    effects += [up, .reply(token, .failure(.failed(BlueZError.connectionCanceled))), down]
+                }
                 return true
+            }
+            // In the signalled order completeConnect sends this signal itself.
+            if configuration.linkUpOrder == .quiet {
+                effects.append(.change(object.path, .device, ["Connected": .boolean(true)]))
             }
             object.security.encryptedLink = attempt
             object.security.encryptedLevel = bond.level

@@ -31,12 +31,14 @@ public struct WorldConfiguration: Sendable, Hashable {
     public var leConnectionTimeout: Duration
     /// Whether a Connect's link-up is signalled (real controllers) or quiet (btvirt).
     public var linkUpOrder: LinkUpOrder
+    /// The order of the failed Connect reply and the Connected signals for a stale bond (reply first, as on the rig).
+    public var staleBondOrder: StaleBondOrder
     public var seed: UInt64
 
     public init(adapters: Int = 1, capacity: Int = 5, temporaryTimeout: Duration = .seconds(30), gattCache: GattCache = .yes,
                 connectLatency: Duration = .milliseconds(60), disconnectLatency: Duration = .milliseconds(20),
                 attRoundTrip: Duration = .milliseconds(8), leConnectionTimeout: Duration = .seconds(20),
-                linkUpOrder: LinkUpOrder = .signalled, seed: UInt64 = 0x5eed) {
+                linkUpOrder: LinkUpOrder = .signalled, staleBondOrder: StaleBondOrder = .replyFirst, seed: UInt64 = 0x5eed) {
         self.adapters = adapters
         self.capacity = capacity
         self.temporaryTimeout = temporaryTimeout
@@ -46,6 +48,7 @@ public struct WorldConfiguration: Sendable, Hashable {
         self.attRoundTrip = attRoundTrip
         self.leConnectionTimeout = leConnectionTimeout
         self.linkUpOrder = linkUpOrder
+        self.staleBondOrder = staleBondOrder
         self.seed = seed
     }
 }

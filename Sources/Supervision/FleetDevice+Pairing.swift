@@ -37,6 +37,22 @@ public struct BondState: Sendable {
     /// The connect (its token) during which the link came up. The Connect reply and the signals travel
     /// separately to the driver, so `Connected=false` may already be applied when a failed reply arrives.
     public var linkUpDuringConnect: UInt64?
+    /// The last Connect of the bonded device that failed `le-connection-abort-by-local` with no link seen
+    /// (not counted). bluetoothd 5.66 answers a stale-bond reconnect so *before* it signals the link's rise
+    /// and fall (docs/bluez-fidelity.md, Pairing): a link on that path that drops within
+    /// `FleetStateMachine.staleBondBlipWindow` supplies the evidence the reply lacked.
+    public var abortedConnect: AbortedConnect?
 
     public init() {}
+}
+
+/// A Connect that failed `le-connection-abort-by-local` before any link was seen: where and when.
+public struct AbortedConnect: Sendable, Hashable {
+    public var path: DevicePath
+    public var at: Duration
+
+    public init(path: DevicePath, at: Duration) {
+        self.path = path
+        self.at = at
+    }
 }

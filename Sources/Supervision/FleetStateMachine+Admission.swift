@@ -80,6 +80,8 @@ extension FleetStateMachine {
             device.connectToken = token
             device.linkPath = path
             device.phase = .connecting
+            // A new attempt: a blip after the previous one's abort can no longer be told from this one's.
+            device.bond.abortedConnect = nil
             device.attempt += 1
             device.totalAttempts += 1
             device.nextRetry = nil

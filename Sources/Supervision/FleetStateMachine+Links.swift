@@ -103,6 +103,7 @@ extension FleetStateMachine {
         } else {
             device.phase = .ready
             device.bond.staleBond.reconnected()
+            device.bond.abortedConnect = nil
             device.adopted = false
             device.attempt = 0
             device.failedConnects = [:]
@@ -207,6 +208,12 @@ extension FleetStateMachine {
         if wasPhase == .connecting, let path, let connecting {
             // Up and down before the Connect reply: for a bonded device, the evidence of a stale bond.
             let staleBond = staleBondAtLinkLoss(&device, path: path, token: connecting, now: now)
+            actions += staleBond.actions
+            if staleBond.stopped { return actions }
+        } else if let path {
+            // Up and down just after a Connect that failed `le-connection-abort-by-local`: bluetoothd 5.66's
+            // order for a stale bond (reply first, then the signals).
+            let staleBond = staleBondAfterAbort(&device, path: path, now: now)
             actions += staleBond.actions
             if staleBond.stopped { return actions }
         }

@@ -197,7 +197,42 @@ extension FleetStateMachine {
         // only from device_remove_connection, that is when a link that came up went away: evidence enough.
         let cameUp = sighting.connected || device.bond.linkUpDuringConnect == token || error.message == "br-connection-canceled"
         device.bond.linkUpDuringConnect = nil
+        device.bond.abortedConnect = nil
+        if !cameUp, !error.timedOut, error.name == "org.bluez.Error.Failed", error.message == "le-connection-abort-by-local" {
+            // Also what an ordinary aborted connect says: not evidence yet. On the rig (5.66) a stale bond gave this
+            // reply first and Connected=true/false just after; the link's drop decides (`staleBondAfterAbort`).
+            device.bond.abortedConnect = AbortedConnect(path: path, at: now)
+            return ([], false)
+        }
         let evidence = ReconnectEvidence(bonded: true, linkCameUp: cameUp, errorName: error.name, errorMessage: error.message)
+        return feedStaleBond(&device, path: path, sighting: sighting, evidence: evidence, now: now)
+    }
+
+    /// How long after a bonded device's `le-connection-abort-by-local` (with no link seen) a link on the same
+    /// path that comes up and drops counts as that connect's stale-bond evidence. The rig (BlueZ 5.66, btmon,
+    /// docs/bluez-fidelity.md) showed the kernel's whole stale-bond link — Connection Complete, LTK negative
+    /// reply, Encryption Change 0x06, Disconnect — within 10 ms, with bluetoothd's mgmt Device Connected and
+    /// Disconnected queued behind the ATT socket's error: the signals follow the reply in the same main-loop
+    /// pass. 2 s is 200 times that span, room for a bluetoothd and a driver stalled on a loaded gateway, and
+    /// far shorter than a link that does any work (services resolve, set-up). A new connect ends the window
+    /// earlier; counting happens once, at the drop, and the abort itself is not counted.
+    public static let staleBondBlipWindow: Duration = .seconds(2)
+
+    /// A link of a bonded device dropped: if it rose just after that path's Connect failed
+    /// `le-connection-abort-by-local` (bluetoothd's reply-first order), that failure was the stale bond's.
+    mutating func staleBondAfterAbort(_ device: inout FleetDevice, path: DevicePath, now: Duration) -> (actions: [FleetAction], stopped: Bool) {
+        guard let aborted = device.bond.abortedConnect else { return ([], false) }
+        device.bond.abortedConnect = nil
+        guard aborted.path == path, now - aborted.at <= Self.staleBondBlipWindow,
+              let sighting = device.sightings[path], sighting.bonded else { return ([], false) }
+        let evidence = ReconnectEvidence(bonded: true, linkCameUp: true, errorName: "org.bluez.Error.Failed",
+                                         errorMessage: "le-connection-abort-by-local")
+        return feedStaleBond(&device, path: path, sighting: sighting, evidence: evidence, now: now)
+    }
+
+    /// Feeds one failed reconnect to the stale-bond rule and carries out its verdict.
+    private mutating func feedStaleBond(_ device: inout FleetDevice, path: DevicePath, sighting: Sighting, evidence: ReconnectEvidence,
+                                        now: Duration) -> (actions: [FleetAction], stopped: Bool) {
         let policy = pairingPolicy(of: device.id)
         switch device.bond.staleBond.reconnectFailed(evidence, rePair: policy.rePair) {
         case .keepTrying:

@@ -6,11 +6,13 @@ import FleetTestKit
 import Foundation
 
 let usage = """
-    usage: fleet-fidelity --backend sim|bluez [--link-up-order signalled|quiet] [--scenario NAME]... [--keep-logs DIR]
+    usage: fleet-fidelity --backend sim|bluez [--link-up-order signalled|quiet] [--stale-bond-order reply-first|signals-first]
+                          [--scenario NAME]... [--keep-logs DIR]
                           [--peripheral-script PATH] [--list]
 
     --backend sim     a private bus and bluez-sim per scenario (no radio needed), in both of bluetoothd 5.66's
-                      link-up orders unless --link-up-order names one (docs/simulator.md)
+                      link-up orders unless --link-up-order names one (docs/simulator.md); a stale bond is
+                      answered reply-first (the rig's order) unless --stale-bond-order says signals-first
     --backend bluez   the system bus of the bluez-vm guest: real bluetoothd, fleetd on hci0 (+ hci5), the suite's
                       peripherals on hci1..hci4 served by scripts/bluez-peripheral/fidelity-peripheral.py
     --scenario NAME   run only this scenario (repeatable); --list prints the names
@@ -26,6 +28,7 @@ var backendName: String?
 var only: [String] = []
 var keepLogs: String?
 var linkUpOrders = LinkUpOrder.allCases
+var staleBondOrder = StaleBondOrder.replyFirst
 var script = BuildProducts.repositoryRoot + "/scripts/bluez-peripheral/fidelity-peripheral.py"
 let words = Array(CommandLine.arguments.dropFirst())
 var index = 0
@@ -46,6 +49,10 @@ while index < words.count {
         guard let order = LinkUpOrder(rawValue: value) else { fail("--link-up-order is signalled or quiet, got '\(value)'") }
         linkUpOrders = [order]
         index += 1
+    case "--stale-bond-order":
+        guard let order = StaleBondOrder(rawValue: value) else { fail("--stale-bond-order is reply-first or signals-first, got '\(value)'") }
+        staleBondOrder = order
+        index += 1
     case "--peripheral-script": script = value; index += 1
     case "--list":
         FidelityScenario.all.forEach { print($0.name) }
@@ -65,7 +72,7 @@ if !only.isEmpty {
 
 let backends: [any FidelityBackend]
 switch backendName {
-case "sim": backends = linkUpOrders.map { FidelitySimulatorBackend(linkUpOrder: $0) }
+case "sim": backends = linkUpOrders.map { FidelitySimulatorBackend(linkUpOrder: $0, staleBondOrder: staleBondOrder) }
 case "bluez":
     do {
         let bluez = try FidelityBlueZBackend(script: script, keepLogs: keepLogs)

@@ -109,7 +109,7 @@ import Testing
         _ = try await h.sim("ForgetBond", [.string("meter")])
         #expect(try await h.sim("Bonds", [.string("meter")]) == [.strings([]), .strings(["hci0"])])
         _ = try await h.bluez(Self.path, "org.bluez.Device1", "Disconnect")
-        await #expect(throws: DBusError.remote(name: "org.bluez.Error.Failed", message: "br-connection-canceled",
+        await #expect(throws: DBusError.remote(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local",
                                                context: "org.bluez.Device1.Connect on \(Self.path)")) {
             _ = try await h.bluez(Self.path, "org.bluez.Device1", "Connect")
         }

@@ -21,11 +21,12 @@ extension Fixture {
 
     /// A world with the meter discovered on every adapter and, when `agent` is set, an agent registered.
     static func meterWorld(_ spec: PeripheralSpec = meterSpec(), adapters: Int = 1, agent: String? = "KeyboardDisplay",
-                           cache: GattCache = .yes, linkUpOrder: LinkUpOrder = .quiet) throws -> SimulatorWorld {
+                           cache: GattCache = .yes, linkUpOrder: LinkUpOrder = .quiet,
+                           staleBondOrder: StaleBondOrder = .replyFirst) throws -> SimulatorWorld {
         // btvirt's (quiet) order by default: it is where a bonded link's Connected=true signal differs from an
         // unbonded one's, which these tests are about; the signalled order has its own test.
         var world = SimulatorWorld(configuration: WorldConfiguration(adapters: adapters, gattCache: cache, attRoundTrip: .milliseconds(10),
-                                                                     linkUpOrder: linkUpOrder))
+                                                                     linkUpOrder: linkUpOrder, staleBondOrder: staleBondOrder))
         try world.addPeripheral(spec)
         for a in 0..<adapters { _ = try world.startDiscovery(adapter: a, sender: ":1.9") }
         _ = world.advance(to: .seconds(1))

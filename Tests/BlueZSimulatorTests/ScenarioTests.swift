@@ -95,4 +95,19 @@ import Testing
         #expect(try signalled.world(scenario: quiet).configuration.linkUpOrder == .signalled, "the command line wins")
         #expect(throws: SimulatorOptions.UsageError.self) { try SimulatorOptions.parse(["--link-up-order", "later"], environment: [:]) }
     }
+
+    @Test func staleBondOrderIsReplyFirstUnlessTheScenarioOrTheCommandLineSaysOtherwise() throws {
+        #expect(try Scenario.parse("adapters 1").staleBondOrder == .replyFirst)
+        let signalsFirst = try Scenario.parse("stale-bond-order signals-first")
+        #expect(signalsFirst.staleBondOrder == .signalsFirst)
+        #expect(throws: ScenarioError.self) { try Scenario.parse("stale-bond-order later") }
+        guard case .run(let plain) = try SimulatorOptions.parse([], environment: [:]),
+              case .run(let replyFirst) = try SimulatorOptions.parse(["--stale-bond-order", "reply-first"], environment: [:]) else {
+            Issue.record("expected run"); return
+        }
+        #expect(try plain.world(scenario: nil).configuration.staleBondOrder == .replyFirst)
+        #expect(try plain.world(scenario: signalsFirst).configuration.staleBondOrder == .signalsFirst)
+        #expect(try replyFirst.world(scenario: signalsFirst).configuration.staleBondOrder == .replyFirst, "the command line wins")
+        #expect(throws: SimulatorOptions.UsageError.self) { try SimulatorOptions.parse(["--stale-bond-order", "later"], environment: [:]) }
+    }
 }

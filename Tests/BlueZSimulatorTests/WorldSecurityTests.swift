@@ -6,8 +6,9 @@ import Testing
 @Suite struct WorldSecurityTests {
     private static let notPaired = ReplyResult.failure(.notPermitted("Not paired"))
 
-    private func bonded(adapters: Int = 1, cache: GattCache = .yes, linkUpOrder: LinkUpOrder = .quiet) throws -> SimulatorWorld {
-        var world = try Fixture.meterWorld(adapters: adapters, cache: cache, linkUpOrder: linkUpOrder)
+    private func bonded(adapters: Int = 1, cache: GattCache = .yes, linkUpOrder: LinkUpOrder = .quiet,
+                        staleBondOrder: StaleBondOrder = .replyFirst) throws -> SimulatorWorld {
+        var world = try Fixture.meterWorld(adapters: adapters, cache: cache, linkUpOrder: linkUpOrder, staleBondOrder: staleBondOrder)
         _ = Fixture.connect(&world, Fixture.meterPath, token: 1)
         var effects = world.pair(path: Fixture.meterPath, sender: Fixture.agentOwner, token: 2)
         effects += Fixture.run(&world)
@@ -85,15 +86,23 @@ import Testing
         #expect(effects.agentCalls.map(\.member) == ["RequestPasskey"], "hci1 has no keys: the read makes it pair, asking the default agent")
     }
 
-    @Test func aPeripheralThatForgotItsBondDropsTheLinkAtEncryption() throws {
-        var world = try bonded()
+    @Test(arguments: StaleBondOrder.allCases, LinkUpOrder.allCases)
+    func aPeripheralThatForgotItsBondDropsTheLinkAtEncryption(order: StaleBondOrder, linkUpOrder: LinkUpOrder) throws {
+        var world = try bonded(linkUpOrder: linkUpOrder, staleBondOrder: order)
         _ = world.disconnect(path: Fixture.meterPath, token: 3)
         _ = Fixture.run(&world)
         _ = world.apply(.forgetBond(device: "meter"))
         #expect(world.bonds(named: "meter")?.peripheral == [])
         let effects = Fixture.connect(&world, Fixture.meterPath, token: 4)
-        #expect(effects.pairingTrace(Fixture.meterPath) == ["Connected=true", "reply4:Failed", "Connected=false"])
-        #expect(effects.reply(4) == .failure(.failed("br-connection-canceled")))
+        switch order {
+        case .replyFirst:
+            // The rig's order: the ATT socket's error is dispatched before the queued mgmt events.
+            #expect(effects.pairingTrace(Fixture.meterPath) == ["reply4:Failed", "Connected=true", "Connected=false"])
+            #expect(effects.reply(4) == .failure(.failed("le-connection-abort-by-local")))
+        case .signalsFirst:
+            #expect(effects.pairingTrace(Fixture.meterPath) == ["Connected=true", "reply4:Failed", "Connected=false"])
+            #expect(effects.reply(4) == .failure(.failed("br-connection-canceled")))
+        }
         #expect(world.bonds(named: "meter")?.adapters == ["hci0"], "bluetoothd keeps the stale bond")
         #expect(world.pair(path: Fixture.meterPath, sender: Fixture.agentOwner, token: 5).reply(5)?.isAlreadyExists == true)
     }
@@ -168,7 +177,7 @@ import Testing
         try world.addPeripheral(Fixture.meterSpec())
         _ = Fixture.run(&world, 2)
         let effects = Fixture.connect(&world, Fixture.meterPath, token: 3)
-        #expect(effects.reply(3) == .failure(.failed("br-connection-canceled")), "a new peripheral at that address has no keys")
+        #expect(effects.reply(3) == .failure(.failed("le-connection-abort-by-local")), "a new peripheral at that address has no keys")
     }
 
     @Test func scenarioKeysAndTheForgetBondFault() throws {

@@ -14,4 +14,13 @@ struct FidelitySimulatorTests {
         let result = await scenario.run(on: FidelitySimulatorBackend(linkUpOrder: linkUpOrder))
         #expect(result.passed, "\(result.line)")
     }
+
+    /// The stale-bond scenarios also in the order the source allows (Connected=true, `br-connection-canceled`,
+    /// Connected=false); the default above is the rig's (the reply `le-connection-abort-by-local` first).
+    @Test("stale bond, signals first", arguments: ["pairing-stale-bond", "pairing-passkey-stale-bond"], LinkUpOrder.allCases)
+    func staleBondSignalsFirst(_ name: String, linkUpOrder: LinkUpOrder) async throws {
+        let scenario = try #require(FidelityScenario.named(name))
+        let result = await scenario.run(on: FidelitySimulatorBackend(linkUpOrder: linkUpOrder, staleBondOrder: .signalsFirst))
+        #expect(result.passed, "\(result.line)")
+    }
 }

@@ -14,13 +14,17 @@ public final class FidelitySimulatorBackend: FidelityBackend, @unchecked Sendabl
     public let name: String
     public let patience = 1
     public let linkUpOrder: LinkUpOrder
+    /// How a stale bond's failed Connect is ordered against its Connected signals (`StaleBondOrder`).
+    public let staleBondOrder: StaleBondOrder
     private var harness: FleetHarness?
     /// The running scenario's peripheral security, for peripherals it puts on the air later.
     private var setup = FidelityPeripheralSetup.plain
 
-    public init(linkUpOrder: LinkUpOrder = .signalled) {
+    public init(linkUpOrder: LinkUpOrder = .signalled, staleBondOrder: StaleBondOrder = .replyFirst) {
         self.linkUpOrder = linkUpOrder
-        name = linkUpOrder == .signalled ? "sim" : "sim-\(linkUpOrder.rawValue)"
+        self.staleBondOrder = staleBondOrder
+        name = (linkUpOrder == .signalled ? "sim" : "sim-\(linkUpOrder.rawValue)")
+            + (staleBondOrder == .replyFirst ? "" : "-\(staleBondOrder.rawValue)")
     }
 
     public var bus: DBusConnection {
@@ -36,7 +40,8 @@ public final class FidelitySimulatorBackend: FidelityBackend, @unchecked Sendabl
         // Debian's bluetoothd runs with the compiled-in [GATT] Cache = always, which keeps a device's GATT
         // objects across a disconnect: the simulator is told to do the same.
         let made = try await FleetHarness(scenario: "adapters \(FidelityPeripheral.controllersNeeded)\n" + devices.joined(separator: "\n"), configuration: "",
-                                          simulatorArguments: ["--gatt-cache", "always", "--link-up-order", linkUpOrder.rawValue],
+                                          simulatorArguments: ["--gatt-cache", "always", "--link-up-order", linkUpOrder.rawValue,
+                                                              "--stale-bond-order", staleBondOrder.rawValue],
                                           startFleetd: false)
         harness = made
         return made.directory

@@ -364,3 +364,69 @@ extension StateMachinePairingTests {
         #expect(driver.history.events(.needsPairing).first?.reason == "stale-bond", "\(driver.history.events.map(\.message))")
     }
 }
+
+extension StateMachinePairingTests {
+    /// bluetoothd 5.66's order on the rig (btmon, docs/bluez-fidelity.md): the ATT socket's error is dispatched
+    /// before the queued mgmt events, so Connect fails `le-connection-abort-by-local` first and Connected goes
+    /// true then false just after it.
+    func failReplyFirst(_ driver: inout ManualDriver, _ object: DeviceReport, count: Int) throws -> [FleetAction] {
+        var all: [FleetAction] = []
+        for _ in 0..<count {
+            let connect = try #require(driver.history.connects.last)
+            all += driver.connectFinished(connect, error: FleetFixture.connectError(connect.path, "org.bluez.Error.Failed", "le-connection-abort-by-local"))
+            all += driver.linkUp(object)
+            all += driver.linkDown(object)
+            all += driver.advance(by: .seconds(200))
+        }
+        return all
+    }
+
+    @Test func aStaleBondInBluetoothdsReplyFirstOrderIsRemovedAndPairedAgainUnderAuto() throws {
+        var policy = Self.passkey
+        policy.rePair = .auto
+        var driver = try driver(DevicePairing(policy: policy))
+        driver.see(bonded())
+        let first = try failReplyFirst(&driver, bonded(), count: 2)
+        #expect(Self.unpairs(first).isEmpty, "not stale before three failures")
+        #expect(driver.machine.devices[meter.id]?.bond.staleBond.consecutiveFailures == 2, "each failed reconnect counted once")
+        let third = try failReplyFirst(&driver, bonded(), count: 1)
+        #expect(Self.unpairs(third) == [meter.path()])
+        #expect(third.events(.staleBond).first?.reason == "re-pair-auto")
+        driver.remove(meter.path())
+        driver.advance(by: .seconds(200))
+        let connect = try #require(driver.see(meter.object()).connects.first ?? driver.history.connects.last)
+        driver.linkUp(meter.object())
+        driver.connectFinished(connect)
+        #expect(Self.pairs(driver.resolved(meter.object())).count == 1)
+    }
+
+    @Test func aStaleBondInBluetoothdsReplyFirstOrderMarksNeedsPairingUnderManual() throws {
+        var driver = try driver(DevicePairing(policy: Self.passkey))
+        driver.see(bonded())
+        let actions = try failReplyFirst(&driver, bonded(), count: 3)
+        #expect(actions.events(.needsPairing).first?.reason == "stale-bond", "\(driver.history.events.map(\.message))")
+        #expect(actions.events(.staleBond).count == 1)
+        guard case .needsPairing? = driver.phase(meter) else { Issue.record("phase \(String(describing: driver.phase(meter)))"); return }
+    }
+
+    @Test func anUnbondedDevicesBlipAfterAnAbortIsNoStaleBond() throws {
+        var policy = Self.passkey
+        policy.rePair = .auto
+        var driver = try driver(DevicePairing(policy: policy))
+        driver.see(meter.object())
+        let actions = try failReplyFirst(&driver, meter.object(), count: 5)
+        #expect(actions.events(.staleBond).isEmpty && actions.events(.needsPairing).isEmpty)
+        #expect(driver.machine.devices[meter.id]?.bond.staleBond.consecutiveFailures == 0)
+    }
+
+    @Test func anAbortWithoutABlipIsNoStaleBond() throws {
+        var driver = try driver(DevicePairing(policy: Self.passkey))
+        driver.see(bonded())
+        for _ in 0..<4 {
+            let connect = try #require(driver.history.connects.last)
+            driver.connectFinished(connect, error: FleetFixture.connectError(connect.path, "org.bluez.Error.Failed", "le-connection-abort-by-local"))
+            driver.advance(by: .seconds(200))
+        }
+        #expect(driver.history.events(.staleBond).isEmpty, "an aborted connect alone is a device away, not a stale bond")
+    }
+}
