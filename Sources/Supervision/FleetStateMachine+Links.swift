@@ -310,6 +310,8 @@ extension FleetStateMachine {
                 actions.append(.persist)
             }
             devices[id] = device
+            // Another device's failures changed: its row must be saved too.
+            unsaved.insert(device: id)
         }
     }
 
