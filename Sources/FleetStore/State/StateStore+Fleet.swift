@@ -2,7 +2,7 @@
 /// changed, and one read of every row at start.
 extension StateStore {
     /// `devices`' columns in the order the statements bind and read them. A new field is appended here, in
-    /// `bind(_:to:)` and in `device(from:)`.
+    /// `bind(_:to:)` and in `device(from:repeated:)`.
     static let deviceColumns = ["id", "name", "class", "subscribe", "read_on_connect", "wanted", "configured",
                                 "last_addresses", "failures", "gave_up", "last_reason", "updated_wall_ns", "bond_adapter", "needs_pairing"]
     static let identityColumns = ["id", "address_type", "display_name", "addresses", "first_seen_ns", "last_seen_ns", "updated_wall_ns"]
@@ -105,11 +105,6 @@ extension StateStore {
     static let selectDevices = "SELECT \(deviceColumns.joined(separator: ", ")) FROM devices ORDER BY id"
     static let selectIdentities = "SELECT \(identityColumns.joined(separator: ", ")) FROM identities ORDER BY id"
 
-    static func device(from s: SQLiteStatement) -> DeviceRow {
-        var repeated = RepeatedText()
-        return device(from: s, repeated: &repeated)
-    }
-
     /// Columns a fleet's devices mostly share (class, subscriptions, reasons) are read through `repeated`, which
     /// hands back the previous row's value when the bytes are the same: one string (or list) for the fleet
     /// instead of one per row.
@@ -121,8 +116,6 @@ extension StateStore {
     }
 
     static func optionalText(_ s: SQLiteStatement, _ index: Int32) -> String? { s.isNull(at: index) ? nil : s.text(at: index) }
-
-    static func list(_ s: SQLiteStatement, _ index: Int32) -> [String] { s.textList(at: index) }
 
     /// A value of the store's own bookkeeping (e.g. where a JSON snapshot was imported from), kept in `state`
     /// under kind `meta`; nil when never set.
