@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "FleetControlServer", dependencies: ["FleetSystem", "FleetProtocol"]),
         .target(name: "FleetCLI", dependencies: ["FleetSystem", "FleetProtocol"]),
         .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetProtocol", "FleetControlServer", "FleetCLI", "BlueZSimulator", "Policy"], path: "Tests/FleetTestKit"),
-        .target(name: "FleetStore", dependencies: ["CSQLite"]),
+        .target(name: "FleetStore", dependencies: ["CSQLite", "FleetSystem"]),
         .target(name: "FleetBroker", dependencies: ["CMosquitto", "Policy", "FleetSystem", "FleetPlatform"]),
         .target(name: "BrokerTestKit", dependencies: ["FleetBroker", "FleetTestKit"], path: "Tests/BrokerTestKit"),
 

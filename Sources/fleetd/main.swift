@@ -198,6 +198,9 @@ do {
 } catch let error as BusLostError {
     logger.critical("stopped: \(error)")
     exit(1)
+} catch let error as ServiceGroupError {
+    logger.critical("stopped: \(error)")
+    exit(1)
 } catch {
     logger.critical("cannot start: \(error)")
     exit(1)

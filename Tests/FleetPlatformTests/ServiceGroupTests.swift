@@ -81,13 +81,14 @@ struct ServiceGroupTests {
         #expect(journal.all == ["start bus", "start control", "stop control", "stop bus"])
     }
 
-    @Test("a service that ends on its own shuts the others down in reverse")
+    @Test("a service that ends on its own shuts the others down in reverse, and the group reports it as a failure")
     func serviceEnds() async throws {
         let journal = Journal()
         let causes = Mutex<[ServiceGroup.ShutdownCause]>([])
         let group = ServiceGroup(services: recorders(journal, ["bus", "control"]) + [Recorder(name: "supervisor", journal: journal, endAtOnce: true)],
                                  onShutdown: { cause in causes.withLock { $0.append(cause) } })
-        try await group.run()
+        // Before: run() returned normally, and fleetd exited 0 when its agent noticed a lost bus first.
+        await #expect(throws: ServiceGroupError.serviceFinishedUnexpectedly(index: 2)) { try await group.run() }
         #expect(journal.all == ["start bus", "start control", "start supervisor", "ended supervisor", "stop control", "stop bus"])
         #expect(causes.withLock { $0 } == [.serviceEnded(index: 2)])
     }

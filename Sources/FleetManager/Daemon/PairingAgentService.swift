@@ -50,6 +50,11 @@ public struct PairingAgentService: Service {
             for await message in owners where message.body.count == 3 && message.body[2].string?.isEmpty == false {
                 await register()
             }
+            // A shutdown or a cancellation ends this loop too, but then nobody hears what this throws. Otherwise
+            // the stream ended with the connection: the bus is gone, and fleetd must say so and exit non-zero
+            // whichever of its services notices first.
+            try Task.checkCancellation()
+            throw BusLostError()
         }
         do throws(PairingAgentError) { try await agent.unregister() } catch {
             logger.debug("\(error)")

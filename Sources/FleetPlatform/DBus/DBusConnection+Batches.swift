@@ -14,24 +14,10 @@ extension DBusConnection {
         let (stream, continuation) = AsyncStream<[Element]>.makeStream()
         let delivered = DeliveryMark()
         let batcher = SignalBatcher(continuation: continuation, delivered: delivered, transform: transform)
-        let id = state.withLock { state -> UInt64 in
-            state.nextSubscriptionID += 1
-            // Registered before AddMatch so that nothing the bus sends after the match is in place is lost.
-            state.subscriptions[state.nextSubscriptionID] = Subscription(rules: rules, sink: .batches(batcher))
-            return state.nextSubscriptionID
-        }
-        continuation.onTermination = { [weak self] _ in
-            guard let self else { return }
-            self.state.withLock { _ = $0.subscriptions.removeValue(forKey: id) }
-            Task { for rule in rules { _ = try? await self.busCall("RemoveMatch", [.string(rule.text)]) } }
-        }
+        let id = insertSubscription(rules: rules, sink: .batches(batcher))
+        continuation.onTermination = { [weak self] _ in self?.removeSubscription(id, rules: rules) }
         do {
-            for rule in rules {
-                if let sender = rule.sender, !sender.hasPrefix(":"), sender != "org.freedesktop.DBus" {
-                    try await follow(name: sender)
-                }
-                try await busCall("AddMatch", [.string(rule.text)])
-            }
+            try await addMatches(rules)
         } catch {
             continuation.finish()
             throw error

@@ -13,30 +13,43 @@ extension DBusConnection {
     public func subscribe(matching rules: [DBusMatchRule]) async throws(DBusError) -> SignalSubscription {
         let (stream, continuation) = AsyncStream<DBusMessage>.makeStream()
         let delivered = DeliveryMark()
-        let id = state.withLock { state -> UInt64 in
-            state.nextSubscriptionID += 1
-            let id = state.nextSubscriptionID
-            // Registered before AddMatch so that nothing the bus sends after the match is in place is lost.
-            state.subscriptions[id] = Subscription(rules: rules, sink: .each(continuation, delivered))
-            return id
-        }
-        continuation.onTermination = { [weak self] _ in
-            guard let self else { return }
-            self.state.withLock { _ = $0.subscriptions.removeValue(forKey: id) }
-            Task { for rule in rules { _ = try? await self.busCall("RemoveMatch", [.string(rule.text)]) } }
-        }
+        let id = insertSubscription(rules: rules, sink: .each(continuation, delivered))
+        continuation.onTermination = { [weak self] _ in self?.removeSubscription(id, rules: rules) }
         do {
-            for rule in rules {
-                if let sender = rule.sender, !sender.hasPrefix(":"), sender != "org.freedesktop.DBus" {
-                    try await follow(name: sender)
-                }
-                try await busCall("AddMatch", [.string(rule.text)])
-            }
+            try await addMatches(rules)
         } catch {
             continuation.finish()
             throw error
         }
         return SignalSubscription(messages: stream, delivered: delivered)
+    }
+
+    /// Puts a subscriber on the connection before its matches go on the bus, so that nothing the bus sends once a
+    /// match is in place is lost. The caller makes the subscriber's stream end with `removeSubscription`.
+    func insertSubscription(rules: [DBusMatchRule], sink: Subscription.Sink) -> UInt64 {
+        state.withLock { state -> UInt64 in
+            state.nextSubscriptionID += 1
+            state.subscriptions[state.nextSubscriptionID] = Subscription(rules: rules, sink: sink)
+            return state.nextSubscriptionID
+        }
+    }
+
+    /// Adds `rules` on the bus, following the owner of each well-known sender (a restarted service's signals
+    /// still match).
+    func addMatches(_ rules: [DBusMatchRule]) async throws(DBusError) {
+        for rule in rules {
+            if let sender = rule.sender, !sender.hasPrefix(":"), sender != "org.freedesktop.DBus" {
+                try await follow(name: sender)
+            }
+            try await busCall("AddMatch", [.string(rule.text)])
+        }
+    }
+
+    /// The subscriber stopped listening (or its matches could not be added): it is taken off the connection and
+    /// its matches off the bus.
+    func removeSubscription(_ id: UInt64, rules: [DBusMatchRule]) {
+        state.withLock { _ = $0.subscriptions.removeValue(forKey: id) }
+        Task { for rule in rules { _ = try? await busCall("RemoveMatch", [.string(rule.text)]) } }
     }
 
     /// Tracks the unique owner of a well-known name, so that signals from a restarted service still match.

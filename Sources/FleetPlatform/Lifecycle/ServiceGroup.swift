@@ -29,7 +29,9 @@ public final class ServiceGroup: Sendable {
     public func triggerGracefulShutdown() { trigger.request() }
 
     /// Starts the services in order and returns once all have shut down. Throws the first error a service
-    /// threw (from `start()` or `run()`), after the services already started were shut down in reverse.
+    /// threw (from `start()` or `run()`), after the services already started were shut down in reverse; a service
+    /// that returned on its own, before the group asked it to, is `ServiceGroupError.serviceFinishedUnexpectedly`
+    /// (as in swift-service-lifecycle).
     public func run() async throws {
         let (signalStream, sources) = UnixSignals.stream(signals)
         defer { withExtendedLifetime(sources) {} }
@@ -70,7 +72,9 @@ public final class ServiceGroup: Sendable {
                 case .cause(let why)?: cause = why
                 case .ended(let index, let error)?:
                     ended.insert(index)
-                    firstError = error
+                    // A service that returns before it was asked has stopped doing its job (a stream it served
+                    // ended with its connection): the daemon must not exit 0 as if it had been told to stop.
+                    firstError = error ?? ServiceGroupError.serviceFinishedUnexpectedly(index: index)
                     cause = .serviceEnded(index: index)
                 case nil: break
                 }
@@ -107,5 +111,17 @@ private func cancelWhenGracefulShutdownOf<T: Sendable>(_ shutdown: GracefulShutd
         }
         defer { group.cancelAll() }
         return try await group.next() ?? nil
+    }
+}
+
+/// Why a group stopped that no service's own error explains.
+public enum ServiceGroupError: Error, Equatable, CustomStringConvertible {
+    /// Service `index` (in the order given to the group) returned from `run()` before a shutdown asked it to.
+    case serviceFinishedUnexpectedly(index: Int)
+
+    public var description: String {
+        switch self {
+        case .serviceFinishedUnexpectedly(let index): "service \(index) stopped on its own"
+        }
     }
 }

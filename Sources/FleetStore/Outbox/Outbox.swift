@@ -1,3 +1,5 @@
+import FleetSystem
+
 /// The durable outbox of readings: every notification, indication and read value, numbered per device with no
 /// gap, committed in batches, replayable by cursor and followed live.
 ///
@@ -13,7 +15,7 @@
 public final class Outbox: Sendable {
     let core: OutboxCore
     let reader: OutboxReader
-    private let writerThread: DedicatedThread
+    private let writerThread: JoinableThread
 
     /// Opens (creating and migrating) the store file at `path` and starts the writer thread.
     public init(path: String, configuration: Configuration = Configuration()) throws(StoreOpenError) {
@@ -30,7 +32,7 @@ public final class Outbox: Sendable {
             throw StoreSchema.classify(error, path: path)
         }
         reader = try OutboxReader(path: path, core: core, busyTimeout: configuration.busyTimeout)
-        writerThread = DedicatedThread(name: "outbox-writer") { writer.run() }
+        writerThread = JoinableThread(name: "outbox-writer") { writer.run() }
     }
 
     deinit { close() }

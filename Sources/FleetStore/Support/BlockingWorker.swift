@@ -1,3 +1,5 @@
+import FleetSystem
+
 /// One thread that runs blocking jobs (disk reads) in order for async callers, so that they never occupy
 /// Swift concurrency's cooperative threads (two on a small gateway) while SQLite waits for the disk.
 final class BlockingWorker: @unchecked Sendable {
@@ -5,10 +7,10 @@ final class BlockingWorker: @unchecked Sendable {
     private let lock = ConditionLock()
     private var jobs: [@Sendable () -> Void] = []
     private var stopping = false
-    private var thread: DedicatedThread?
+    private var thread: JoinableThread?
 
     init(name: String) {
-        thread = DedicatedThread(name: name) { [self] in loop() }
+        thread = JoinableThread(name: name) { [self] in loop() }
     }
 
     private func loop() {

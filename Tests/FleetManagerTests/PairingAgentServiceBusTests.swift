@@ -1,0 +1,45 @@
+import FleetManager
+import FleetPlatform
+import FleetTestKit
+import Foundation
+import Pairing
+import Testing
+
+/// The agent's service serves bluetoothd's NameOwnerChanged for as long as fleetd's bus connection lives. When the
+/// bus goes, it is often the first of fleetd's services to notice: it must fail with `BusLostError`, so that fleetd
+/// says why and exits 1 (BusAbsenceTests.exitsWhenTheBusGoes saw exit 0 when the agent won that race).
+@Suite struct PairingAgentServiceBusTests {
+    @Test("the agent's service fails with BusLostError when the bus goes")
+    func busGoneFailsTheService() async throws {
+        let bus = try PrivateBus()
+        defer { bus.stop() }
+        let connection = try DBusConnection(address: bus.address)
+        defer { connection.close() }
+        let log = RecordingLogHandler()
+        let registration = AgentRegistration.plan(for: [PairingPolicy(method: .justWorks)], requestDefault: false)
+        let agent = PairingAgent(tree: DBusObjectTree(connection: connection, objectManagerPath: "/io/fleetd"), registration: registration,
+                                 logger: Logger(label: "agent", level: .debug, handler: log)) { _ in nil }
+        let service = PairingAgentService(agent: agent, logger: Logger(label: "agent", level: .debug, handler: log))
+        let run = Task { try await service.run() }
+
+        // Proof that the service listens: a new owner of org.bluez makes it register, and this owner refuses the
+        // registration, which the service logs. The name is claimed again by a new connection until that is heard.
+        try await waitUntil("the service heard org.bluez appear", timeout: .seconds(10)) {
+            let bluez = try DBusConnection(address: bus.address)
+            defer { bluez.close() }
+            bluez.setMethodCallHandler { call in
+                bluez.reply(to: call, error: DBusError(.remote, name: "org.bluez.Error.Failed", "refused by the test"))
+            }
+            try await bluez.requestName("org.bluez")
+            let deadline = ContinuousClock.now + .milliseconds(300)
+            while ContinuousClock.now < deadline {
+                if log.records.contains(where: { $0.message.contains("refused by the test") }) { return true }
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            return false
+        }
+        bus.stop()
+        let outcome = await run.result
+        #expect(throws: BusLostError.self) { try outcome.get() }
+    }
+}
