@@ -132,6 +132,13 @@ if tracked > deviceCount {
     print(String(format: "target.rss_%d_tracked: %@ %d MiB (goal < 64 MiB; %d connected)", tracked, rssAfter < 64 * 1024 ? "PASS" : "MISS",
                  rssAfter / 1024, deviceCount))
 }
+// BENCH_HOLD_SECONDS keeps the fleet up after the last figure, so that fleetd can be inspected as measured
+// (gdb, /proc/<pid>/smaps_rollup: docs/performance.md, "Where the RSS is").
+let holdSeconds = Int(environment["BENCH_HOLD_SECONDS"] ?? "") ?? 0
+if holdSeconds > 0 {
+    FileHandle.standardError.write(Data("FleetBench: holding fleetd pid \(pid) for \(holdSeconds) s (log \(harness.fleetdLog))\n".utf8))
+    try await Task.sleep(for: .seconds(holdSeconds))
+}
 harness.stop()
 
 // The state of 10 000 devices (write-all, restore, one device's change) is StoreBench's, next to the JSON snapshot's.
