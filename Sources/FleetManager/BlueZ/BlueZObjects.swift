@@ -22,26 +22,25 @@ public struct AdapterObject: Sendable, Hashable {
     public var id: AdapterID { AdapterID(objectPath: path) }
 }
 
-/// A Device1 object: one address as BlueZ sees it under one adapter.
+/// A Device1 object: one address as BlueZ sees it under one adapter. Only what fleetd reads of it is kept
+/// (not UUIDs nor Paired): the tree holds one per object BlueZ has, 25 000 in FleetBench (issue 18).
 public struct DeviceObject: Sendable, Hashable {
-    public var path: String
-    public var adapter: String
+    /// Its object path, with the adapter it is under. A `let`: `DeviceObjectTable` files the object by it.
+    public let devicePath: DevicePath
     public var address: String
     public var addressType: String
     public var name: String?
     public var alias: String?
     public var rssi: Int?
+    public var connected: Bool
+    public var servicesResolved: Bool
+    public var bonded: Bool
     /// Company ID → the bytes after it, as BlueZ's a{qv} ManufacturerData.
     public var manufacturerData: [UInt16: [UInt8]]
     /// Service UUID → bytes, as BlueZ's a{sv} ServiceData.
     public var serviceData: [String: [UInt8]]
-    public var uuids: [String]
-    public var connected: Bool
-    public var servicesResolved: Bool
-    public var paired: Bool
-    public var bonded: Bool
 
-    public var devicePath: DevicePath { DevicePath(path, adapter: AdapterID(objectPath: adapter)) }
+    public var path: String { devicePath.rawValue }
 
     /// The object as the state machine's input.
     public var report: DeviceReport {
@@ -144,14 +143,12 @@ extension DeviceObject {
         var r = BlueZPropertyReader(path: path, interface: BlueZName.device, properties: properties)
         defer { problems += r.problems }
         guard let address = r.string("Address") else { return nil }
-        let adapter = r.string("Adapter") ?? BlueZPath.parent(of: path)
+        let adapter = AdapterID(objectPath: r.string("Adapter") ?? BlueZPath.parent(of: path))
         return DeviceObject(
-            path: path, adapter: adapter, address: address, addressType: r.string("AddressType") ?? "public",
-            name: r.string("Name"), alias: r.string("Alias"), rssi: r.int("RSSI"),
-            manufacturerData: r.manufacturerData("ManufacturerData") ?? [:], serviceData: r.serviceData("ServiceData") ?? [:],
-            uuids: r.strings("UUIDs") ?? [], connected: r.bool("Connected") ?? false,
-            servicesResolved: r.bool("ServicesResolved") ?? false, paired: r.bool("Paired") ?? false,
-            bonded: r.bool("Bonded") ?? false)
+            devicePath: DevicePath(path, adapter: adapter), address: address, addressType: r.string("AddressType") ?? "public",
+            name: r.string("Name"), alias: r.string("Alias"), rssi: r.int("RSSI"), connected: r.bool("Connected") ?? false,
+            servicesResolved: r.bool("ServicesResolved") ?? false, bonded: r.bool("Bonded") ?? false,
+            manufacturerData: r.manufacturerData("ManufacturerData") ?? [:], serviceData: r.serviceData("ServiceData") ?? [:])
     }
 
     mutating func apply(_ changed: [String: DBusValue], invalidated: [String], problems: inout [MalformedProperty]) {
@@ -161,10 +158,8 @@ extension DeviceObject {
         if let v = r.int("RSSI") { rssi = v }
         if let v = r.manufacturerData("ManufacturerData") { manufacturerData = v }
         if let v = r.serviceData("ServiceData") { serviceData = v }
-        if let v = r.strings("UUIDs") { uuids = v }
         if let v = r.bool("Connected") { connected = v }
         if let v = r.bool("ServicesResolved") { servicesResolved = v }
-        if let v = r.bool("Paired") { paired = v }
         if let v = r.bool("Bonded") { bonded = v }
         if let v = r.string("Address") { address = v }
         if let v = r.string("AddressType") { addressType = v }

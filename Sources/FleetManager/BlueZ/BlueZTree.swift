@@ -6,7 +6,8 @@ import Supervision
 /// Pure; malformed properties are collected, not trapped on.
 public struct BlueZTree: Sendable {
     public var adapters: [String: AdapterObject] = [:]
-    public var devices: [String: DeviceObject] = [:]
+    /// Device1 objects by path (`DeviceObjectTable`: stored densely, as there may be tens of thousands).
+    public private(set) var devices = DeviceObjectTable()
     public private(set) var characteristics: [String: CharacteristicObject] = [:]
     /// Device path → its characteristics' paths, so that a device's removal and `characteristics(of:)` cost what
     /// the device has, not a scan of every characteristic in the tree (issue 18).
@@ -54,7 +55,7 @@ public struct BlueZTree: Sendable {
                 out.append(.tree(.adapterAppeared(adapter.id, powered: adapter.powered)))
             }
             if let props = interfaces[BlueZName.device], let device = DeviceObject.read(path: path, props, problems: &problems) {
-                devices[path] = device
+                devices.insert(device)
                 out.append(.tree(.deviceAppeared(device.report, device.linkState)))
             }
             if let props = interfaces[BlueZName.characteristic],
@@ -68,7 +69,7 @@ public struct BlueZTree: Sendable {
             if interfaces.contains(BlueZName.characteristic), let characteristic = characteristics.removeValue(forKey: path) {
                 characteristicPaths[characteristic.device]?.remove(path)
             }
-            if interfaces.contains(BlueZName.device), let device = devices.removeValue(forKey: path) {
+            if interfaces.contains(BlueZName.device), let device = devices.remove(path: path) {
                 for child in characteristicPaths.removeValue(forKey: path) ?? [] { characteristics.removeValue(forKey: child) }
                 out.append(.tree(.deviceRemoved(device.devicePath)))
             }
@@ -130,10 +131,12 @@ public struct BlueZTree: Sendable {
     /// update, then the link, then resolved services.
     private mutating func update(device path: String, news: Bool, linkEvidence: Bool,
                                  _ edit: (inout DeviceObject, inout [MalformedProperty]) -> Void) -> [TreeChange] {
-        guard let index = devices.index(forKey: path) else { return [] }
-        // Edited in place (`_modify`): copying the object out and back costs a retain and release of each of its
-        // collections per advert, and leaves them shared while edited.
-        return Self.update(&devices.values[index], news: news, linkEvidence: linkEvidence, problems: &problems, edit)
+        // Edited in place: copying the object out and back costs a retain and release of each of its collections
+        // per advert, and leaves them shared while edited.
+        var found: [MalformedProperty] = []
+        let changes = devices.modify(path) { Self.update(&$0, news: news, linkEvidence: linkEvidence, problems: &found, edit) } ?? []
+        problems += found
+        return changes
     }
 
     private static func update(_ device: inout DeviceObject, news: Bool, linkEvidence: Bool, problems: inout [MalformedProperty],
