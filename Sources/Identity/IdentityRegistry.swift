@@ -27,6 +27,22 @@ public struct IdentityRegistry: Hashable, Sendable {
         }
 
         public var stableID: String { identity.stableID }
+
+        /// `IdentityRegistry.record`'s edit of an entry.
+        mutating func note(_ address: BluetoothAddress, name: String?, now: Duration) {
+            firstSeen = min(firstSeen, now)
+            if now >= lastSeen {
+                lastSeen = now
+                lastAddresses.removeAll { $0 == address }
+                lastAddresses.insert(address, at: 0)
+                if let name, !name.isEmpty { displayName = name }
+            } else if !lastAddresses.contains(address) {
+                // A late report of an older sighting: keep the history's recency order intact.
+                lastAddresses.append(address)
+            }
+            let excess = lastAddresses.count - IdentityRegistry.addressHistoryLimit
+            if excess > 0 { lastAddresses.removeLast(excess) }
+        }
     }
 
     /// Keyed by stable id.
@@ -63,26 +79,26 @@ public struct IdentityRegistry: Hashable, Sendable {
     /// Entries sorted by stable id, for stable output.
     public var sortedEntries: [Entry] { entries.values.sorted { $0.stableID < $1.stableID } }
 
-    /// Notes that `identity` was seen at `address` at `now`, advertising `name` (kept when non-empty).
-    public mutating func record(_ identity: FleetIdentity, address: BluetoothAddress, name: String?, now: Duration) {
+    /// Notes that `identity` was seen at `address` at `now`, advertising `name` (kept when non-empty). Returns
+    /// the entry's stable id, the registry's own copy of the string: a caller that keeps the id (a set of unsaved
+    /// ids, a table keyed by id) then shares it instead of holding another string per identity (issue 18).
+    @discardableResult
+    public mutating func record(_ identity: FleetIdentity, address: BluetoothAddress, name: String?, now: Duration) -> String {
         let id = identity.stableID
-        var entry = entries[id] ?? Entry(identity: identity, firstSeen: now, lastSeen: now)
-        entry.firstSeen = min(entry.firstSeen, now)
-        if now >= entry.lastSeen {
-            entry.lastSeen = now
-            entry.lastAddresses.removeAll { $0 == address }
-            entry.lastAddresses.insert(address, at: 0)
-            if let name, !name.isEmpty { entry.displayName = name }
-        } else if !entry.lastAddresses.contains(address) {
-            // A late report of an older sighting: keep the history's recency order intact.
-            entry.lastAddresses.append(address)
+        // In place: an entry copied out and back would copy its address history on every advert.
+        if let index = entries.index(forKey: id) {
+            entries.values[index].note(address, name: name, now: now)
+            return entries.keys[index]
         }
-        entry.lastAddresses = Array(entry.lastAddresses.prefix(Self.addressHistoryLimit))
+        var entry = Entry(identity: identity, firstSeen: now, lastSeen: now)
+        entry.note(address, name: name, now: now)
         entries[id] = entry
+        return id
     }
 
-    /// Convenience for the daemon's per-advert path.
-    public mutating func record(_ resolution: Resolution, observation: Observation, now: Duration) {
+    /// Convenience for the daemon's per-advert path; returns the entry's stable id as `record(_:address:name:now:)`.
+    @discardableResult
+    public mutating func record(_ resolution: Resolution, observation: Observation, now: Duration) -> String {
         record(resolution.identity, address: observation.address, name: observation.name, now: now)
     }
 

@@ -176,11 +176,13 @@ extension FleetStateMachine {
             return nil
         }
         let resolution = resolver.resolve(observation, now: now)
-        registry.record(resolution, observation: observation, now: now)
-        let id = DeviceID(resolution.identity.stableID)
-        unsaved.insert(identity: id.rawValue)
-        guard devices[id] != nil else { return nil }
-        return id
+        // The id spelled once, and kept as the strings the registry and the device table already hold: the
+        // unsaved set, the store's copy of the registry and `owners` (an entry per Device1 object) then share
+        // them instead of keeping a string each (issue 18).
+        let stableID = registry.record(resolution, observation: observation, now: now)
+        unsaved.insert(identity: stableID)
+        guard let index = devices.index(forKey: DeviceID(stableID)) else { return nil }
+        return devices.keys[index]
     }
 
     /// Keeps one link per identity: a connected stale twin is disconnected (once).

@@ -19,6 +19,26 @@ import Identity
         #expect(entry?.lastSeen == .seconds(30))
     }
 
+    @Test func aLateReportKeepsTheHistorysRecencyOrder() {
+        var registry = IdentityRegistry()
+        registry.record(pump, address: a, name: "Pump 7", now: .seconds(20))
+        // Seen earlier at b, reported after a: b goes behind a, and neither the name nor lastSeen moves back.
+        registry.record(pump, address: b, name: "Old name", now: .seconds(10))
+        registry.record(pump, address: a, name: nil, now: .seconds(15))
+        let entry = registry[pump]
+        #expect(entry?.lastAddresses == [a, b])
+        #expect(entry?.displayName == "Pump 7")
+        #expect(entry?.firstSeen == .seconds(10))
+        #expect(entry?.lastSeen == .seconds(20))
+    }
+
+    @Test func recordGivesTheEntrysStableID() {
+        var registry = IdentityRegistry()
+        #expect(registry.record(pump, address: a, name: nil, now: .seconds(1)) == "mfr-0059-0a1b2c3d4e5f")
+        #expect(registry.record(pump, address: b, name: nil, now: .seconds(2)) == "mfr-0059-0a1b2c3d4e5f")
+        #expect(registry.entries.keys.sorted() == ["mfr-0059-0a1b2c3d4e5f"])
+    }
+
     @Test func addressHistoryIsBounded() {
         var registry = IdentityRegistry()
         for i in 0..<20 {
