@@ -92,9 +92,12 @@ func wanted(_ configuration: FleetConfiguration) -> [WantedDevice] {
 let settings = FleetStateMachine.Settings(policy: configuration.policy, capacity: configuration.capacity,
                                           defaultCapacity: configuration.defaultCapacity, adapters: configuration.adapters,
                                           evictionHoldOff: configuration.evictionHoldOff, setUpTimeout: configuration.setUpTimeout)
-let machine: FleetStateMachine
+// Handed to the supervisor with `take()`: main.swift's top-level variables live as long as the process, so a
+// `let machine` kept the machine's first value (a kilobyte per wanted device) beside the supervisor's, and the
+// supervisor's first change copied the whole device table (2.4 MiB of heap at 1 000 devices; issue 18).
+var initialMachine: FleetStateMachine?
 do {
-    machine = try FleetStateMachine(settings: settings, rules: configuration.identityRules, wanted: wanted(configuration),
+    initialMachine = try FleetStateMachine(settings: settings, rules: configuration.identityRules, wanted: wanted(configuration),
                                     seed: UInt64.random(in: .min ... .max))
 } catch {
     logger.critical("invalid identity rules: \(error)")
@@ -112,7 +115,7 @@ do {
     logger.critical("[mqtt]: \(error)", id: FleetMessageID.configRejected.rawValue, metadata: ["reason": error.description])
     exit(3)
 }
-let supervisor = FleetSupervisor(machine: machine, client: BlueZClient(bus: bus), logger: logger,
+let supervisor = FleetSupervisor(machine: initialMachine.take()!, client: BlueZClient(bus: bus), logger: logger,
                                  store: state, options: options, readings: readings,
                                  broker: broker)
 await supervisor.configurePairing(configuration.pairing)
