@@ -94,6 +94,8 @@ public struct SoakInvariants: Sendable {
     // Rule 4.
     var windows: [OutageWindow] = []
     var touches: [SoakFault.Target: [Touch]] = [:]
+    /// Connect attempts per device id (adapter, when), for rule 4's other faults; as long as a window lasts.
+    var connects: [String: [(adapter: String, at: Double)]] = [:]
     public private(set) var excludedWindows = 0
     public private(set) var unobservedWindows = 0
     var lastAnswer: Double?
@@ -148,10 +150,10 @@ public struct SoakInvariants: Sendable {
         }
     }
 
-    /// Whether a fault other than `fault` touched the device, its adapter or the fleet since `since`.
-    func otherFault(than fault: Int, label: String, adapter: String?, since: Double) -> Bool {
+    /// Whether a fault other than `fault` touched the device, one of `adapters` or the fleet since `since`.
+    func otherFault(than fault: Int, label: String, adapters: [String], since: Double) -> Bool {
         var targets: [SoakFault.Target] = [.device(label), .fleet]
-        if let adapter, let n = Int(adapter.dropFirst(3)) { targets.append(.adapter(n)) }
+        for adapter in adapters { if let n = Int(adapter.dropFirst(3)) { targets.append(.adapter(n)) } }
         return targets.contains { target in touches[target, default: []].contains { $0.fault != fault && $0.at >= since } }
     }
 
@@ -175,6 +177,16 @@ public struct SoakInvariants: Sendable {
     /// A notification (or read-on-connect value) from the Watch stream.
     public mutating func value(device: String, characteristic: String, at now: Double) {
         lastValue[device, default: [:]][characteristic.lowercased()] = now
+    }
+
+    /// A connect attempt on the Watch stream: `device` tries `adapter` at `now`. Rule 4 counts a fault on an
+    /// adapter a device goes through during its outage as another fault on it, like one on its own adapter:
+    /// fleetd counts a failure there and takes it back when it hears the adapter go off, within its 2 s grace
+    /// (seed 1, unloaded: a reconnect through hci1 as a power-cycle turned it off; the poll before ready came
+    /// between the two).
+    public mutating func connecting(device: String, via adapter: String, at now: Double) {
+        connects[device, default: []].removeAll { now - $0.at > thresholds.windowLimit }
+        connects[device, default: []].append((adapter, now))
     }
 
     /// A lag probe is about to be requested at `now`; returns its number (`SoakLagProbe`).
@@ -362,7 +374,8 @@ public struct SoakInvariants: Sendable {
         var violations: [Violation] = []
         var open: [OutageWindow] = []
         for var window in windows {
-            if otherFault(than: window.fault, label: window.label, adapter: window.adapter, since: window.opened) {
+            let through = (connects[window.id] ?? []).filter { $0.at >= window.opened }.map(\.adapter)
+            if otherFault(than: window.fault, label: window.label, adapters: [window.adapter].compactMap { $0 } + through, since: window.opened) {
                 excludedWindows += 1
                 continue
             }

@@ -196,7 +196,12 @@ public final class SoakRun: @unchecked Sendable {
                 }
             }
         }
-        if event.kind != "notification" { locked { invariants.lifecycle(device: event.device, state: event.state) } }
+        if event.kind != "notification" {
+            locked {
+                invariants.lifecycle(device: event.device, state: event.state)
+                if let adapter = event.connectingVia { invariants.connecting(device: event.device, via: adapter, at: at) }
+            }
+        }
         // Identity merges repeat whenever an adapter sees the device again; they would crowd the history out.
         if event.kind != "notification" && !event.text.contains(" is another address of ") {
             record("fleetd \(event.state ?? event.kind): \(event.text)", device: event.device)

@@ -210,6 +210,40 @@ import Testing
         #expect(excluded.excludedWindows == fleet.devices.count)
     }
 
+    /// Seed 1, unloaded: a device a bluetoothd restart (#39) knocked out reconnected through hci1 just as a
+    /// power-cycle (#46) turned hci1 off. fleetd counted the dropped link and took it back 59 ms later, when it
+    /// heard the adapter go off (its 2 s grace); the device was ready 173 ms after that, and the last poll before
+    /// had come between the two. A fault on an adapter the device goes through is another fault on it.
+    @Test("a fault on an adapter the device reconnects through leaves its outage window out; one elsewhere does not")
+    func otherFaultOnAnAdapterGoneThrough() {
+        func outage(secondFaultOn adapter: Int) -> SoakInvariants {
+            var rules = SoakInvariants(fleet: fleet, timeScale: 10)
+            _ = rules.observe(devices: states(), simulator: nil, at: 0)
+            rules.touched(.fleet, fault: 39, at: 0)
+            rules.openOutageWindows(fault: 39, adapter: nil, at: 0)
+            _ = rules.observe(devices: states("waiting-for-adapter"), simulator: nil, at: 0.25)
+            for device in fleet.devices { rules.connecting(device: device.id, via: "hci1", at: 0.4) }
+            rules.touched(.adapter(adapter), fault: 46, at: 0.42)
+            _ = rules.observe(devices: states("backoff", counter: 1), simulator: nil, at: 0.5)
+            return rules
+        }
+        var through = outage(secondFaultOn: 1)
+        #expect(through.observe(devices: states(), simulator: nil, at: 0.75).isEmpty)
+        #expect(through.excludedWindows == fleet.devices.count)
+        var elsewhere = outage(secondFaultOn: 2)
+        #expect(elsewhere.observe(devices: states(), simulator: nil, at: 0.75).map(\.rule) == [.noAttemptForOutages, .noAttemptForOutages])
+    }
+
+    @Test("the adapter of a connect attempt is read from fleetd's connecting event, and only from it")
+    func connectingVia() {
+        let connecting = SoakWatchEvent(sequence: 1, device: "d", kind: "lifecycle", state: "connecting",
+                                        text: "connecting mfr-ffff-5a000050 via hci12 (attempt 3)")
+        #expect(connecting.connectingVia == "hci12")
+        let backoff = SoakWatchEvent(sequence: 2, device: "d", kind: "lifecycle", state: "backoff", text: "d: adapter-off; waiting for the adapter via hci1")
+        #expect(backoff.connectingVia == nil)
+        #expect(SoakWatchEvent(sequence: 3, device: "d", kind: "lifecycle", state: "connecting", text: "connecting d").connectingVia == nil)
+    }
+
     @Test("time to ready is measured from the last fault step that kept the device out")
     func timeToReady() {
         var rules = SoakInvariants(fleet: fleet, timeScale: 10)
