@@ -36,6 +36,26 @@ public struct SoakWatchEvent: Sendable {
     /// A notification's value.
     public var value: [UInt8]?
     public var text: String
+
+    public init(sequence: Int, device: String, kind: String, state: String? = nil, characteristic: String? = nil,
+                value: [UInt8]? = nil, text: String) {
+        self.sequence = sequence
+        self.device = device
+        self.kind = kind
+        self.state = state
+        self.characteristic = characteristic
+        self.value = value
+        self.text = text
+    }
+
+    /// The adapter of a connect attempt: fleetd words its `connecting` event "connecting ID via hciN (attempt
+    /// K)". Nil for any other event, or if the wording changes (rule 4 then counts fewer other faults: stricter,
+    /// never laxer).
+    public var connectingVia: String? {
+        guard kind == "lifecycle", state == "connecting", let via = text.range(of: " via hci") else { return nil }
+        let digits = text[via.upperBound...].prefix { $0.isNumber }
+        return digits.isEmpty ? nil : "hci" + digits
+    }
 }
 
 extension FleetHarness {

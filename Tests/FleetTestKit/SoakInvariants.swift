@@ -39,13 +39,14 @@ public struct SoakInvariants: Sendable {
     public struct Thresholds: Sendable {
         /// A device counts as ready for rule 3 once fleetd has reported it ready this long.
         public var readyGrace = 1.0
-        /// How often the soak polls fleetd and the simulator, and sends a lag probe (`SoakLagProbe`).
+        /// How often the soak polls fleetd and the simulator, and how often its prober sends a lag probe
+        /// (`SoakLagProbe`, on a task of its own).
         public var pollPeriod = 0.25
         public var probePeriod = 0.25
-        /// Values must arrive within `valueIntervals` × the characteristic's notify interval, plus the measured
-        /// lag and one probe period (the lag may grow that long unseen). A subscription missing in the simulator
-        /// counts once it stays missing longer than the measured lag plus a poll and a probe period (fleetd may
-        /// not have heard a link loss the simulator already made).
+        /// Values must arrive within `valueIntervals` × the characteristic's notify interval plus the lag
+        /// allowance (`lagAllowance`). A subscription missing in the simulator counts once it stays missing
+        /// longer than a poll period plus the lag allowance (fleetd may not have heard a link loss the simulator
+        /// already made).
         public var valueIntervals = 3.0
         /// A probe still on its way after this long is a violation itself: fleetd's event path is stuck (the
         /// same limit as rule 0's for the control socket).
@@ -93,6 +94,8 @@ public struct SoakInvariants: Sendable {
     // Rule 4.
     var windows: [OutageWindow] = []
     var touches: [SoakFault.Target: [Touch]] = [:]
+    /// Connect attempts per device id (adapter, when), for rule 4's other faults; as long as a window lasts.
+    var connects: [String: [(adapter: String, at: Double)]] = [:]
     public private(set) var excludedWindows = 0
     public private(set) var unobservedWindows = 0
     var lastAnswer: Double?
@@ -113,6 +116,22 @@ public struct SoakInvariants: Sendable {
 
     mutating func count(_ rule: Rule, _ n: Int = 1) { checks[rule, default: 0] += n }
 
+    /// Rule 3's allowance for the lag at `now`, for something due since `from`: the largest lag measured since
+    /// then plus a probe period (the lag may grow that long between two probes); or, when that is longer, the
+    /// time since the latest probe that came back was sent. Nothing sent after that probe is known to have got
+    /// through, so nothing due since is missing yet; once a probe sent after it comes back, it is (the path is
+    /// first in, first out). At most the lag limit: a prober that stopped defers rule 3, never disables it.
+    ///
+    /// Issue 14: with the measured lag alone, a stretch no probe covered counted as no lag. The probes were
+    /// sent after each poll, a poll waited 0.7 s for fleetd's answer (behind the backlog of two adapters'
+    /// re-sightings), and for 1 s no probe was on the path: the lag read 0.1 s while values were 2.4 s late
+    /// (all of them came, in order).
+    func lagAllowance(from: Double, at now: Double) -> (measured: Double, allowance: Double) {
+        let measured = lag.largestLag(from: from, to: now)
+        let unconfirmed = min(thresholds.lagLimit, lag.sinceLatestArrival(at: now) ?? 0)
+        return (measured, max(measured + thresholds.probePeriod, unconfirmed))
+    }
+
     // MARK: Faults
 
     /// A fault's step ran at `now` on `target`.
@@ -131,10 +150,10 @@ public struct SoakInvariants: Sendable {
         }
     }
 
-    /// Whether a fault other than `fault` touched the device, its adapter or the fleet since `since`.
-    func otherFault(than fault: Int, label: String, adapter: String?, since: Double) -> Bool {
+    /// Whether a fault other than `fault` touched the device, one of `adapters` or the fleet since `since`.
+    func otherFault(than fault: Int, label: String, adapters: [String], since: Double) -> Bool {
         var targets: [SoakFault.Target] = [.device(label), .fleet]
-        if let adapter, let n = Int(adapter.dropFirst(3)) { targets.append(.adapter(n)) }
+        for adapter in adapters { if let n = Int(adapter.dropFirst(3)) { targets.append(.adapter(n)) } }
         return targets.contains { target in touches[target, default: []].contains { $0.fault != fault && $0.at >= since } }
     }
 
@@ -158,6 +177,16 @@ public struct SoakInvariants: Sendable {
     /// A notification (or read-on-connect value) from the Watch stream.
     public mutating func value(device: String, characteristic: String, at now: Double) {
         lastValue[device, default: [:]][characteristic.lowercased()] = now
+    }
+
+    /// A connect attempt on the Watch stream: `device` tries `adapter` at `now`. Rule 4 counts a fault on an
+    /// adapter a device goes through during its outage as another fault on it, like one on its own adapter:
+    /// fleetd counts a failure there and takes it back when it hears the adapter go off, within its 2 s grace
+    /// (seed 1, unloaded: a reconnect through hci1 as a power-cycle turned it off; the poll before ready came
+    /// between the two).
+    public mutating func connecting(device: String, via adapter: String, at now: Double) {
+        connects[device, default: []].removeAll { now - $0.at > thresholds.windowLimit }
+        connects[device, default: []].append((adapter, now))
     }
 
     /// A lag probe is about to be requested at `now`; returns its number (`SoakLagProbe`).
@@ -295,12 +324,12 @@ public struct SoakInvariants: Sendable {
             } else {
                 let first = mismatchSince[device.id] ?? now
                 mismatchSince[device.id] = first
-                let measured = lag.largestLag(from: first, to: now)
-                let allowed = measured + thresholds.pollPeriod + thresholds.probePeriod
+                let (measured, allowance) = lagAllowance(from: first, at: now)
+                let allowed = thresholds.pollPeriod + allowance
                 if now - first > allowed {
                     reportedReady.insert(device.id)
                     violations.append(Violation(rule: .subscriptionsArmed,
-                                                detail: "\(device.id) (\(device.label)) has been ready for \(Self.s(now - since)), but the simulator has had no notify session on \(missing.map(SoakFleet.short).joined(separator: ", ")) for \(Self.s(now - first)) (armed: \(armed.isEmpty ? "none" : armed.sorted().map(SoakFleet.short).joined(separator: ", "))); allowed \(Self.s(allowed)) with a measured lag of \(Self.s(measured))",
+                                                detail: "\(device.id) (\(device.label)) has been ready for \(Self.s(now - since)), but the simulator has had no notify session on \(missing.map(SoakFleet.short).joined(separator: ", ")) for \(Self.s(now - first)) (armed: \(armed.isEmpty ? "none" : armed.sorted().map(SoakFleet.short).joined(separator: ", "))); allowed \(Self.s(allowed)) with a measured lag of \(Self.s(measured))\(confirmed(at: now))",
                                                 devices: [device.id], at: now))
                 }
             }
@@ -308,13 +337,13 @@ public struct SoakInvariants: Sendable {
         count(.subscriptionsArmed)
         for characteristic in device.subscribe where !reportedReady.contains(device.id) {
             let last = max(since, lastValue[device.id]?[characteristic] ?? since)
-            let measured = lag.largestLag(from: last, to: now)
-            let window = thresholds.valueIntervals * SoakFleet.notifyInterval(characteristic) / timeScale + measured + thresholds.probePeriod
+            let (measured, allowance) = lagAllowance(from: last, at: now)
+            let window = thresholds.valueIntervals * SoakFleet.notifyInterval(characteristic) / timeScale + allowance
             if now - last > window {
                 reportedReady.insert(device.id)
                 let seen = lastValue[device.id]?[characteristic].map { "the last one \(Self.s(now - $0)) ago" } ?? "none since the soak began"
                 violations.append(Violation(rule: .subscriptionsArmed,
-                                            detail: "\(device.id) (\(device.label)) has been ready for \(Self.s(now - since)) but no value of \(SoakFleet.short(characteristic)) came on the Watch stream for \(Self.s(window)) (\(seen); the window includes a measured lag of \(Self.s(measured)))",
+                                            detail: "\(device.id) (\(device.label)) has been ready for \(Self.s(now - since)) but no value of \(SoakFleet.short(characteristic)) came on the Watch stream for \(Self.s(window)) (\(seen); the window includes a measured lag of \(Self.s(measured))\(confirmed(at: now)))",
                                             devices: [device.id], at: now))
             }
         }
@@ -345,7 +374,8 @@ public struct SoakInvariants: Sendable {
         var violations: [Violation] = []
         var open: [OutageWindow] = []
         for var window in windows {
-            if otherFault(than: window.fault, label: window.label, adapter: window.adapter, since: window.opened) {
+            let through = (connects[window.id] ?? []).filter { $0.at >= window.opened }.map(\.adapter)
+            if otherFault(than: window.fault, label: window.label, adapters: [window.adapter].compactMap { $0 } + through, since: window.opened) {
                 excludedWindows += 1
                 continue
             }
@@ -392,6 +422,11 @@ public struct SoakInvariants: Sendable {
     public mutating func convergenceChecked() { count(.readyWithinBound) }
 
     static func s(_ seconds: Double) -> String { String(format: "%.1f s", seconds) }
+
+    /// For a rule-3 report: how far back the path is known to have delivered.
+    func confirmed(at now: Double) -> String {
+        lag.sinceLatestArrival(at: now).map { "; the latest probe back was sent \(Self.s($0)) ago" } ?? "; no probe back yet"
+    }
 }
 
 extension SoakFleet {

@@ -9,6 +9,9 @@
 /// A value type fed with real time (seconds since the soak began). The path is first in, first out (one bus
 /// connection from the simulator, fleetd's events in arrival order, one Watch stream), so a probe that arrives
 /// accounts for every earlier one still outstanding: those were lost (counted, never waited for again).
+///
+/// For the same reason a probe that comes back shows that everything sent before it got through, and nothing
+/// more: what was sent since may still be on its way, however late (`sinceLatestArrival`).
 public struct SoakLagProbe: Sendable {
     /// The first bytes of a probe's value; a battery level is one byte, so no real value starts like this.
     public static let marker: [UInt8] = [0xF0, 0x0D]
@@ -30,6 +33,8 @@ public struct SoakLagProbe: Sendable {
     /// Recent arrivals (the last minute), for the largest lag over a stretch of time.
     private var samples: [(at: Double, lag: Double)] = []
     private var lastLag: Double?
+    /// When the last probe that arrived had been sent.
+    private var lastArrivedSent: Double?
     private var nextNumber = 1
 
     /// Probes that arrived, were lost (a later one arrived first), or were given up at a restart.
@@ -64,6 +69,7 @@ public struct SoakLagProbe: Sendable {
     public mutating func arrived(_ number: Int, at now: Double) -> Double? {
         guard let index = outstanding.firstIndex(where: { $0.number == number }) else { return nil }
         let lag = max(0, now - outstanding[index].sent)
+        lastArrivedSent = outstanding[index].sent
         lost += index
         outstanding.removeFirst(index + 1)
         arrivals += 1
@@ -94,6 +100,12 @@ public struct SoakLagProbe: Sendable {
     /// How long the oldest probe still on its way has been travelling at `now`.
     public func oldestOutstanding(at now: Double) -> Double? {
         outstanding.first.map { now - $0.sent }
+    }
+
+    /// How long ago the latest probe that came back had been sent (nil before the first): anything sent since
+    /// then is not known to have got through.
+    public func sinceLatestArrival(at now: Double) -> Double? {
+        lastArrivedSent.map { now - $0 }
     }
 
     /// The lag at `now`: the last arrival's, or more while a probe sent since is still on its way.

@@ -55,17 +55,21 @@ import Testing
         var rules = SoakInvariants(fleet: fleet, timeScale: 10)
         flow(&rules, at: 0)
         #expect(rules.observe(devices: states(), simulator: view(), at: 0).isEmpty)
-        // A probe sent at 1 is still on its way at 4.5: its age is the lag, so values 4.5 s old are within
-        // 3 intervals + 3.5 s + a probe period.
-        let probe = rules.probeSent(at: 1)
+        // From 1 the path runs 3.6 s behind. The first probe is still on its way at 4.5: its age is the lag, so
+        // values 4.5 s old are within 3 intervals + 3.5 s + a probe period.
+        var prober = SteadyProber(from: 1) { $0 + 3.6 }
+        prober.run(&rules, until: 4.5)
         #expect(rules.observe(devices: states(), simulator: view(), at: 4.5).isEmpty)
-        rules.probeArrived(probe, at: 4.6)
+        prober.run(&rules, until: 4.6)
         #expect(abs(rules.lag.largest - 3.6) < 1e-9 && rules.lag.arrivals == 1)
         flow(&rules, at: 5)
         // The sessions are gone from 6.5 and fleetd has not heard it at 10.5: within the 3.6 s lag plus 0.5 s ...
+        prober.run(&rules, until: 6.5)
         #expect(rules.observe(devices: states(), simulator: view(armed: false), at: 6.5).isEmpty)
+        prober.run(&rules, until: 10.5)
         #expect(rules.observe(devices: states(), simulator: view(armed: false), at: 10.5).isEmpty)
         // ... but 4.2 s is more than the lag explains.
+        prober.run(&rules, until: 10.7)
         let late = rules.observe(devices: states(), simulator: view(armed: false), at: 10.7)
         #expect(late.count == fleet.devices.count, "\(late.map(\.detail))")
 
@@ -78,6 +82,49 @@ import Testing
         #expect(stuck.observe(devices: states("backoff"), simulator: view(), at: 11).isEmpty, "reported once")
         stuck.fleetdRestarted()
         #expect(stuck.lag.abandoned == 1)
+    }
+
+    /// Issue 14, seed 1 on a loaded machine (`scripts/soak --short` beside two busy loops): fleetd folded two
+    /// adapters' re-sightings, and the path ran 2.4 s behind. The probes were sent after each poll, a poll waited
+    /// 0.7 s for fleetd's ListDevices, and for 1 s no probe was on the path: the lag read 0.1 s, and 13 devices
+    /// were reported whose values all came, in order, 2.4 s late. Here (battery values, 3 intervals = 3 s) the
+    /// path stalls from 1.05 to 5, the prober is held up from 0.8 to 4.5.
+    @Test("a stretch no probe has come back from is not judged; once one sent after a value was due is back, it is")
+    func stretchNoProbeCovered() {
+        let stall = { (sent: Double) -> Double in sent >= 1.05 && sent < 5 ? 5 : sent + 0.02 }
+        let heldUp = { (t: Double) -> Bool in t > 0.8 && t < 4.5 }
+        // The values come late, before the probes sent after them: not a violation (before the fix: both devices
+        // at 4.5, with a measured lag of 0.02 s).
+        let late = replay(until: 8, path: stall, proberHeldUp: heldUp)
+        #expect(late.isEmpty, "\(late.map(\.detail))")
+        // The values never come: reported once the probes sent at 4.5 and 4.75 are back without them.
+        let lost = replay(until: 8, path: stall, proberHeldUp: heldUp, valuesLostFrom: 1.05)
+        #expect(lost.count == fleet.devices.count && lost.allSatisfy { $0.rule == .subscriptionsArmed && $0.at == 5 },
+                "\(lost.map { "\($0.at) \($0.detail)" })")
+        // A prober that stops for good defers the judgment by at most the lag limit.
+        let stopped = replay(until: 16, path: { $0 + 0.02 }, proberHeldUp: { $0 > 0.8 }, valuesLostFrom: 1.05)
+        #expect(stopped.count == fleet.devices.count && stopped.allSatisfy { $0.at == 14.25 }, "\(stopped.map { "\($0.at) \($0.detail)" })")
+    }
+
+    /// Replays a stretch in 50 ms steps: a battery value on every subscription each second and a probe each
+    /// probe period (unless the prober is held up), each arriving at `path(sent)` (first in, first out; values
+    /// sent from `valuesLostFrom` on never arrive), and a poll each poll period. Returns what the polls report.
+    func replay(until end: Double, path: (Double) -> Double, proberHeldUp: (Double) -> Bool,
+                valuesLostFrom: Double = .infinity) -> [SoakInvariants.Violation] {
+        var rules = SoakInvariants(fleet: fleet, timeScale: 10)
+        var onTheWay: [(arrives: Double, probe: Int?)] = []
+        var found: [SoakInvariants.Violation] = []
+        for step in 0...Int(end * 20) {
+            let t = Double(step) / 20
+            if step % 20 == 0 && t < valuesLostFrom { onTheWay.append((path(t), nil)) }
+            if step % 5 == 0 && !proberHeldUp(t) { onTheWay.append((path(t), rules.probeSent(at: t))) }
+            while let next = onTheWay.first, next.arrives <= t {
+                onTheWay.removeFirst()
+                if let probe = next.probe { rules.probeArrived(probe, at: next.arrives) } else { flow(&rules, at: next.arrives) }
+            }
+            if step % 5 == 0 { found += rules.observe(devices: states(), simulator: view(), at: t) }
+        }
+        return found
     }
 
     /// Seed 4 on a loaded machine: fleetd heard bluetoothd's exit 1.6 s after the kill (behind a backlog) and
@@ -116,6 +163,9 @@ import Testing
         #expect(abs((lag.arrived(second, at: 0.35) ?? 0) - 0.1) < 1e-9)
         #expect(lag.lost == 1 && lag.arrived(first, at: 0.4) == nil, "the first was lost")
         #expect(lag.oldestOutstanding(at: 1) == nil)
+        #expect(lag.sinceLatestArrival(at: 1) == 0.75, "the path delivered what was sent up to the second probe")
+        _ = lag.send(at: 0.75)
+        #expect(lag.sinceLatestArrival(at: 1) == 0.75, "a probe on its way confirms nothing yet")
     }
 
     @Test("a second pending connect of one client on one adapter, or a second link of one device, is reported once")
@@ -160,6 +210,40 @@ import Testing
         #expect(excluded.excludedWindows == fleet.devices.count)
     }
 
+    /// Seed 1, unloaded: a device a bluetoothd restart (#39) knocked out reconnected through hci1 just as a
+    /// power-cycle (#46) turned hci1 off. fleetd counted the dropped link and took it back 59 ms later, when it
+    /// heard the adapter go off (its 2 s grace); the device was ready 173 ms after that, and the last poll before
+    /// had come between the two. A fault on an adapter the device goes through is another fault on it.
+    @Test("a fault on an adapter the device reconnects through leaves its outage window out; one elsewhere does not")
+    func otherFaultOnAnAdapterGoneThrough() {
+        func outage(secondFaultOn adapter: Int) -> SoakInvariants {
+            var rules = SoakInvariants(fleet: fleet, timeScale: 10)
+            _ = rules.observe(devices: states(), simulator: nil, at: 0)
+            rules.touched(.fleet, fault: 39, at: 0)
+            rules.openOutageWindows(fault: 39, adapter: nil, at: 0)
+            _ = rules.observe(devices: states("waiting-for-adapter"), simulator: nil, at: 0.25)
+            for device in fleet.devices { rules.connecting(device: device.id, via: "hci1", at: 0.4) }
+            rules.touched(.adapter(adapter), fault: 46, at: 0.42)
+            _ = rules.observe(devices: states("backoff", counter: 1), simulator: nil, at: 0.5)
+            return rules
+        }
+        var through = outage(secondFaultOn: 1)
+        #expect(through.observe(devices: states(), simulator: nil, at: 0.75).isEmpty)
+        #expect(through.excludedWindows == fleet.devices.count)
+        var elsewhere = outage(secondFaultOn: 2)
+        #expect(elsewhere.observe(devices: states(), simulator: nil, at: 0.75).map(\.rule) == [.noAttemptForOutages, .noAttemptForOutages])
+    }
+
+    @Test("the adapter of a connect attempt is read from fleetd's connecting event, and only from it")
+    func connectingVia() {
+        let connecting = SoakWatchEvent(sequence: 1, device: "d", kind: "lifecycle", state: "connecting",
+                                        text: "connecting mfr-ffff-5a000050 via hci12 (attempt 3)")
+        #expect(connecting.connectingVia == "hci12")
+        let backoff = SoakWatchEvent(sequence: 2, device: "d", kind: "lifecycle", state: "backoff", text: "d: adapter-off; waiting for the adapter via hci1")
+        #expect(backoff.connectingVia == nil)
+        #expect(SoakWatchEvent(sequence: 3, device: "d", kind: "lifecycle", state: "connecting", text: "connecting d").connectingVia == nil)
+    }
+
     @Test("time to ready is measured from the last fault step that kept the device out")
     func timeToReady() {
         var rules = SoakInvariants(fleet: fleet, timeScale: 10)
@@ -173,5 +257,32 @@ import Testing
         let times = Dictionary(uniqueKeysWithValues: rules.timesToReady.map { ($0.device, ($0.fault, $0.seconds)) })
         #expect(times[fleet.devices[0].id]?.0 == 6 && abs((times[fleet.devices[0].id]?.1 ?? 0) - 0.3) < 1e-9)
         #expect(times[fleet.devices[1].id]?.0 == 5 && abs((times[fleet.devices[1].id]?.1 ?? 0) - 0.5) < 1e-9)
+    }
+}
+
+/// A prober that keeps its period (0.25 s, as the soak's own task does), each probe arriving at `path(sent)`.
+struct SteadyProber {
+    var next: Double
+    let path: (Double) -> Double
+    var onTheWay: [(number: Int, arrives: Double)] = []
+
+    init(from start: Double, path: @escaping (Double) -> Double) {
+        next = start
+        self.path = path
+    }
+
+    /// Sends and delivers everything due up to `now`, in time order.
+    mutating func run(_ rules: inout SoakInvariants, until now: Double) {
+        while true {
+            let arrival = onTheWay.first?.arrives ?? .infinity
+            if next <= now && next <= arrival {
+                onTheWay.append((rules.probeSent(at: next), path(next)))
+                next += 0.25
+            } else if arrival <= now {
+                rules.probeArrived(onTheWay.removeFirst().number, at: arrival)
+            } else {
+                return
+            }
+        }
     }
 }

@@ -16,6 +16,15 @@ import Testing
         #expect(actions.connects.isEmpty)
     }
 
+    /// The chaos soak reads the adapter of each connect attempt from this text on the Watch stream
+    /// (`SoakWatchEvent.connectingVia`, rule 4's other faults): keep "via <adapter>" in it.
+    @Test func connectAttemptNamesItsAdapter() throws {
+        var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
+        driver.adapter()
+        let seen = driver.see(strap.object())
+        #expect(seen.events(.connectAttempt).map(\.message) == ["connecting \(strap.id) via hci0 (attempt 1)"])
+    }
+
     @Test func connectReplyBeforeServicesResolved() throws {
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter()
