@@ -131,17 +131,13 @@ extension FleetStateMachine {
         var actions: [FleetAction] = []
         let was = device.sightings.removeValue(forKey: path)
         devices[id] = device
-        if device.linkPath == path, device.phase == .connecting {
-            // The object went away under a pending Connect: that attempt has failed.
-            adapters[path.adapter]?.slots.connectFinished(device: id.rawValue)
-            device.connectToken = nil
-            device.linkPath = nil
-            noteFailure(&device, on: path.adapter, now: now)
-            let step = device.reconnect.connectFailed(.dbus(name: "org.freedesktop.DBus.Error.UnknownObject", message: "device object removed"),
-                                                      now: now, using: &rng)
-            apply(step, to: &device, now: now, into: &actions)
-            devices[id] = device
-        } else if device.linkPath == path, let was {
+        // A Connect pending on the object stays in flight, holding the adapter's connect slot, until BlueZ
+        // answers it (or the driver's deadline does). A removal fleetd hears behind a backlog may be of the
+        // object's previous life, before the Connect was even sent, while BlueZ connects the object that came
+        // back at the same path (soak seed 1: freeing the slot here started a second Connect on the adapter
+        // beside the first). An object that is really gone answers UnknownObject, which `connectFinished` takes
+        // as the path's failure, not the device's; nothing is counted here either.
+        if device.linkPath == path, device.phase != .connecting, let was {
             // Gone with its link: the link is lost, reported with the address it had.
             device.sightings[path] = was
             if was.connected {

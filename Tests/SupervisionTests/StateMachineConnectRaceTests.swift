@@ -45,6 +45,7 @@ import Testing
                                                                                       "Method \"Connect\" with signature \"\" on interface \"org.bluez.Device1\" doesn't exist"))
         #expect(failed.connects.allSatisfy { $0.device != strap.id }, "no connect to a path that is gone")
         #expect(driver.phase(strap) != .connecting, "the attempt is over")
+        #expect(driver.machine.devices[strap.id]?.reconnect.failures == 0, "the path failed, not the device")
         #expect(driver.machine.devices[strap.id]?.connectToken == nil)
         #expect(driver.machine.adapters[FleetFixture.hci0]?.slots.connectInFlight == nil)
         let free = adapterIsFree(&driver)
@@ -53,6 +54,28 @@ import Testing
         driver.advance(by: .seconds(60))
         driver.see(strap.object())
         #expect(driver.history.connects.filter { $0.device == strap.id }.count == 2)
+    }
+
+    /// Found by the soak (seed 1, `scripts/soak --short`): an adapter had just come back; the simulator expired
+    /// a stale device object on it, the device advertised and the object came back at the same path. fleetd,
+    /// behind the bus, sent its Connect to that path and only then took the removal: it counted a failure, freed
+    /// the adapter's connect slot and started the next device's Connect beside the first (invariant 1: two
+    /// Connect calls pending on one adapter). The removal frees nothing and counts nothing; BlueZ's answer
+    /// settles the attempt.
+    @Test func removalHeardUnderAPendingConnectWaitsForBlueZsAnswer() throws {
+        var (driver, connect) = try connecting()
+        driver.see(other.object())
+        #expect(!driver.history.connects.contains { $0.device == other.id }, "one connect in flight per adapter")
+        let removed = driver.remove(connect.path)
+        #expect(removed.connects.isEmpty, "no second Connect beside the pending one")
+        #expect(removed.events(.backoffScheduled).isEmpty)
+        #expect(driver.machine.devices[strap.id]?.reconnect.failures == 0)
+        #expect(driver.machine.adapters[FleetFixture.hci0]?.slots.connectInFlight?.device == strap.id.rawValue)
+        // The object is back at the same path, and BlueZ connects it.
+        driver.see(strap.object())
+        let answered = driver.connectFinished(connect)
+        #expect(driver.phase(strap) == .connected)
+        #expect(answered.connects.map(\.device) == [other.id], "the adapter is free once BlueZ has answered")
     }
 
     @Test func operatorEvictWhileConnecting() throws {
