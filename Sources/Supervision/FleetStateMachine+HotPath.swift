@@ -62,3 +62,10 @@ extension FleetDevice {
         return sightings.count <= 1
     }
 }
+
+extension FleetDevice {
+    /// Adds the device to `counts` if it is wanted; mutating only so that the table is read in place.
+    mutating func count(into counts: inout FleetStateMachine.Counts) {
+        if isWanted { counts.add(phase) }
+    }
+}

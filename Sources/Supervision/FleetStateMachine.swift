@@ -131,20 +131,38 @@ public struct FleetStateMachine: Sendable {
 
     public struct Counts: Sendable, Hashable {
         public var wanted = 0, ready = 0, backingOff = 0, failed = 0, connecting = 0, waiting = 0
+
+        /// Counts one wanted device in `phase`.
+        mutating func add(_ phase: DevicePhase) {
+            wanted += 1
+            switch phase {
+            case .ready: ready += 1
+            case .backoff: backingOff += 1
+            case .failed, .needsPairing: failed += 1
+            case .connecting, .connected, .resolving, .pairing: connecting += 1
+            case .waitingForAdapter: waiting += 1
+            default: break
+            }
+        }
     }
 
     public var counts: Counts {
         var c = Counts()
-        for device in devices.values where device.isWanted {
-            c.wanted += 1
-            switch device.phase {
-            case .ready: c.ready += 1
-            case .backoff: c.backingOff += 1
-            case .failed, .needsPairing: c.failed += 1
-            case .connecting, .connected, .resolving, .pairing: c.connecting += 1
-            case .waitingForAdapter: c.waiting += 1
-            default: break
-            }
+        for device in devices.values where device.isWanted { c.add(device.phase) }
+        return c
+    }
+
+    /// `counts`, reading each device in place: the driver publishes the counts for `Status` after every batch of
+    /// events, and `counts` copies every device (about a kilobyte) out of the table to read two fields.
+    /// Mutating only so that the table is read through `_modify` (see `refreshSightingInPlace`).
+    public mutating func countInPlace() -> Counts {
+        var c = Counts()
+        // Not `for index in devices.values.indices`: those indices hold the table, which is then shared, so the
+        // first in-place access copies all of it (a megabyte for 1 000 devices, half a millisecond per batch).
+        var index = devices.values.startIndex
+        while index != devices.values.endIndex {
+            devices.values[index].count(into: &c)
+            devices.values.formIndex(after: &index)
         }
         return c
     }

@@ -27,6 +27,19 @@ import Testing
         #expect(next.connects.isEmpty)
     }
 
+    /// The counts the driver publishes for Status at the end of each batch are read in place; they are the counts.
+    @Test func countsReadInPlaceAreTheCounts() throws {
+        let fleet = (1...6).map { Peripheral(UInt8($0)) }
+        var driver = ManualDriver(try FleetFixture.machine(fleet.map { $0.wanted() }, settings: FleetFixture.settings(capacity: 10)))
+        driver.adapter(FleetFixture.hci0)
+        for device in fleet.prefix(4) { driver.see(device.object(adapter: FleetFixture.hci0)) }
+        let counts = driver.machine.counts
+        #expect(counts.wanted == 6 && counts.connecting == 1)
+        #expect(driver.machine.countInPlace() == counts)
+        // Reading in place changes nothing.
+        #expect(driver.machine.counts == counts)
+    }
+
     @Test func anAdvertOfAKnownPathIsRecordedAsTheGeneralPathRecordsIt() throws {
         let strap = Peripheral(1)
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))

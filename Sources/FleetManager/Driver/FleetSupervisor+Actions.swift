@@ -92,6 +92,7 @@ extension FleetSupervisor {
             }
         }
         updateStatus()
+        statusChanged()
     }
 
     /// Runs a Disconnect or RemoveDevice on `adapter`; a Connect asked for later on that adapter waits for it.
@@ -200,7 +201,8 @@ extension FleetSupervisor {
 
     func sendStatus() {
         statusScheduled = false
-        let line = statusLine(machine.counts)
+        // The published counts (`StatusBoard`) are current in a turn of its own, and cost no scan of the fleet.
+        let line = statusLine(statusBoard.latest.counts)
         if line != lastStatus {
             lastStatus = line
             notifier.status(line)

@@ -3,17 +3,23 @@ import Supervision
 
 /// BlueZ events in, through the tree copy and the state machine.
 extension FleetSupervisor {
-    /// One read turn's worth of events: one actor hop for the lot, and admission (a scan of the fleet) once at
-    /// its end rather than after each event. A re-read of the tree suspends the actor, so admission is not
-    /// held across it.
+    /// One read turn's worth of events: one actor hop for the lot, and admission (a scan of the fleet) and the
+    /// publication of what Status reports (`StatusBoard`) once at its end rather than after each event. A re-read
+    /// of the tree suspends the actor, so neither is held across it.
     func handle(_ batch: [BlueZSignal]) async {
         guard !stopping else { return }
         metrics.handled(bluezEvents: batch.count)
         machine.deferAdmission()
+        statusPublicationDeferred = true
         for signal in batch {
             if case .serviceAppeared = signal.event {
                 admit()
+                // The re-read of the tree suspends the actor: what runs meanwhile (a timer, a reply) publishes its
+                // own changes, so Status is not held at the state before this batch for a whole D-Bus round trip.
+                statusPublicationDeferred = false
+                publishStatus()
                 await handle(signal.event, arrival: signal.arrival)
+                statusPublicationDeferred = true
                 machine.deferAdmission()
             } else {
                 await handle(signal.event, arrival: signal.arrival)
@@ -23,6 +29,8 @@ extension FleetSupervisor {
             tookSignal(signal.arrival)
         }
         admit()
+        statusPublicationDeferred = false
+        publishStatus()
     }
 
     private func admit() {

@@ -7,21 +7,6 @@ import Supervision
 
 /// What fleetctl sees and asks, answered from the actor's current state.
 extension FleetSupervisor {
-    public func statusInfo(version: String) -> StatusInfo {
-        let counts = machine.counts
-        let adapters = machine.adapters.values.sorted { $0.id < $1.id }.map { adapter in
-            AdapterInfo(name: adapter.name, address: tree.adapters[adapter.id.objectPath]?.address, powered: adapter.powered,
-                        slotsUsed: adapter.slots.occupied, slotsCapacity: adapter.slots.capacity)
-        }
-        let uptime = now() - startedAt
-        return StatusInfo(daemon: DaemonInfo(version: version, uptimeSeconds: Double(uptime.milliseconds) / 1000,
-                                             state: stopping ? .stopping : (isReady ? .running : .starting)),
-                          adapters: adapters,
-                          counts: DeviceCounts(wanted: counts.wanted, ready: counts.ready, backingOff: counts.backingOff, failed: counts.failed),
-                          broker: broker?.linkInfo(),
-                          outbox: readings.map { OutboxStatus($0.outbox.stats(), wallNow: clock.wallNow()) })
-    }
-
     public func deviceInfos() -> [DeviceInfo] {
         let now = now()
         return machine.devices.values.sorted { $0.id < $1.id }.map { info(for: $0, now: now) }

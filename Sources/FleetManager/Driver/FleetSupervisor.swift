@@ -51,6 +51,10 @@ public actor FleetSupervisor {
     public let broker: BrokerForwarder?
     public let feed: EventFeed
     public let metrics: FleetMetrics
+    /// What `Status` reports of this actor's state, published for readers outside it (`FleetSupervisor+Status`).
+    public let statusBoard: StatusBoard
+    /// Set while a batch of events or a reconciliation is applied: its end publishes once, not every change in it.
+    var statusPublicationDeferred = false
     let options: Options
     let clock: any SupervisorClock
     let startedAt: Duration
@@ -95,6 +99,7 @@ public actor FleetSupervisor {
         startedAt = clock.now()
         self.feed = feed ?? EventFeed(clock: clock)
         self.metrics = metrics
+        statusBoard = StatusBoard(Self.statusEntry(counts: machine.counts, machine: machine, tree: BlueZTree(), isReady: false, stopping: false))
     }
 
     /// Policy time (see `SupervisorClock`): monotonic, so a wall-clock step changes no decision.
@@ -121,6 +126,7 @@ public actor FleetSupervisor {
             await withCheckedContinuation { readyWaiter = $0 }
         }
         isReady = true
+        publishStatus()
         let counts = machine.counts
         notifier.ready(status: statusLine(counts))
         logger.notice("fleetd is ready: \(statusLine(counts))", id: FleetMessageID.started.rawValue,
@@ -155,15 +161,18 @@ public actor FleetSupervisor {
         tree = try await client.objects()
         reportProblems()
         let now = now()
-        machine.beginReconciliation()
-        for change in tree.reconciliation { perform(machine.apply(change, now: now)) }
-        perform(machine.endReconciliation(now: now))
+        deferringStatusPublication {
+            machine.beginReconciliation()
+            for change in tree.reconciliation { perform(machine.apply(change, now: now)) }
+            perform(machine.endReconciliation(now: now))
+        }
     }
 
     /// Graceful shutdown: stop following events, flush the snapshot, leave or drop links as configured.
     public func stop() async {
         guard !stopping else { return }
         stopping = true
+        publishStatus()
         notifier.stopping(status: "stopping")
         logger.notice("fleetd is stopping", id: FleetMessageID.stopping.rawValue)
         eventTask?.cancel()
