@@ -105,5 +105,19 @@ enum CodecComparison {
         report("codec_watch_event_encode_codable", codableEventEncode, bytes: codableFrame.count)
         report("codec_watch_event_decode_handwritten", handEventDecode, bytes: handFrame.count)
         report("codec_watch_event_decode_codable", codableEventDecode, bytes: codableFrame.count)
+
+        // Read as it came (`[String: JSONValue]`: fleetctl --json, FleetBench, the tests): the hand parser
+        // behind `parametersAsSent()` against decoding `JSONValue` through `JSONDecoder`, whose every failed try
+        // (Bool, then Double, String, array) builds a DecodingError (issue 13).
+        received = Array(try VarlinkReply(parameters: DeviceList(devices: devices)).frame.dropLast())
+        let listReply = try VarlinkReply.decode(frame: received, as: DeviceList.self).reply
+        let untypedParsed = try rate(20) { _ = try listReply.parametersAsSent() }
+        let untypedDecoded = try rate(20) { _ = try listReply.parameters(as: [String: JSONValue].self) }
+        guard try listReply.parametersAsSent() == listReply.parameters(as: [String: JSONValue].self) else {
+            throw HandReadError.invalidParameter("the two readings of the 1000-device list differ")
+        }
+        report("codec_list1000_untyped_read_parsed", untypedParsed, bytes: received.count)
+        report("codec_list1000_untyped_read_decoded", untypedDecoded, bytes: received.count)
+        print("codec_list1000_untyped_read_ratio: \(String(format: "%.1f", untypedParsed / untypedDecoded)) (parsed / decoded, same run)")
     }
 }

@@ -129,7 +129,7 @@ public struct FleetctlRunner {
                 if json {
                     // The event as the daemon sent it, members it has and this fleetctl does not know included.
                     let asSent: JSONValue
-                    do { asSent = try reply.parameters(as: [String: JSONValue].self)["event"] ?? .null } catch { throw FleetClientError.malformedReply(error.description) }
+                    do { asSent = try reply.parametersAsSent()["event"] ?? .null } catch { throw FleetClientError.malformedReply(error.description) }
                     standardOutput(asSent.serialized + "\n")
                 } else {
                     standardOutput(formatter.render(event))

@@ -136,7 +136,7 @@ public final class VarlinkConnection {
         do { request = try VarlinkCall(method: method.qualifiedName, parameters: parameters) } catch { throw .malformedRequest(error.description) }
         let reply = try call(request, timeout: timeout)
         do {
-            return try reply.parameters(as: [String: JSONValue].self)
+            return try reply.parametersAsSent()
         } catch {
             throw .malformedReply(error.description)
         }

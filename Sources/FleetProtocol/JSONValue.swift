@@ -101,16 +101,6 @@ extension JSONValue: Codable {
 }
 
 extension JSONValue {
-    /// Parses one JSON document.
-    public static func parse(_ text: String) throws(VarlinkError) -> JSONValue {
-        try parse(Array(text.utf8))
-    }
-
-    /// Parses one JSON document from UTF-8 bytes; invalid UTF-8 is an error.
-    public static func parse(_ bytes: [UInt8]) throws(VarlinkError) -> JSONValue {
-        try VarlinkJSON.decode(JSONValue.self, from: bytes)
-    }
-
     /// The compact JSON text, object members sorted so output is reproducible (`fleetctl watch --json`).
     public var serialized: String { String(decoding: VarlinkJSON.encodeNeverFailing(self), as: UTF8.self) }
 

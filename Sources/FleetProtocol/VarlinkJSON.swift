@@ -1,7 +1,8 @@
 import FoundationEssentials
 
-/// The protocol's one JSON codec: Foundation's `JSONEncoder` and `JSONDecoder`, chosen over a hand-written
-/// codec by ControlBench's figures (`make bench`). Failures come back as the varlink errors a peer should see.
+/// The protocol's JSON codec for typed values: Foundation's `JSONEncoder` and `JSONDecoder`, chosen over a
+/// hand-written codec by ControlBench's figures (`make bench`). Failures come back as the varlink errors a peer
+/// should see. Untyped documents read as they came are parsed by hand (`JSONValue+Parsing`, and why).
 enum VarlinkJSON {
     /// Sorted members make frames reproducible (tests compare them, people diff them); slashes stay as they are.
     static let encoder: JSONEncoder = {

@@ -55,8 +55,20 @@ public struct VarlinkReply: Sendable {
         return try VarlinkJSON.decode(type, from: Array("{}".utf8), corrupt: .invalidParameter("parameters"))
     }
 
+    /// The parameters as they came, members this side does not know included; a missing or null `parameters`
+    /// reads as `{}`, parameters that are not an object are `InvalidParameter`. Parsed by hand, not decoded
+    /// (`JSONValue+Parsing`: the decoder's failed tries cost more than the reply).
+    public func parametersAsSent() throws(VarlinkError) -> [String: JSONValue] {
+        guard case .object(let envelope) = try JSONValue.parse(json) else { throw .invalidRequest("not valid JSON: a reply that is not an object") }
+        switch envelope["parameters"] {
+        case nil, .null?: return [:]
+        case .object(let members)?: return members
+        case _?: throw .invalidParameter("parameters")
+        }
+    }
+
     /// The parameters as they came, whatever their shape (empty when they are not an object).
-    public var untypedParameters: [String: JSONValue] { (try? parameters(as: [String: JSONValue].self)) ?? [:] }
+    public var untypedParameters: [String: JSONValue] { (try? parametersAsSent()) ?? [:] }
 
     /// The error this reply carries, if it is an error reply.
     public var varlinkError: VarlinkError? { error.map { VarlinkError(name: $0, parameters: untypedParameters) } }

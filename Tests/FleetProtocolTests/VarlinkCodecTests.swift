@@ -12,8 +12,7 @@ import Testing
         #expect(try JSONValue.parse(value.serialized) == value)
     }
 
-    // Foundation's decoder accepts a trailing comma in an array ("[1,]"); that leniency harms nobody.
-    @Test(arguments: ["", "{", "{\"a\" 1}", "tru", "01", "1.", "\"\\x\"", "\"abc", "{} x", "\"\u{01}\"", "1e999", "\"\\ud800\""])
+    @Test(arguments: ["", "{", "{\"a\" 1}", "tru", "01", "1.", "\"\\x\"", "\"abc", "{} x", "\"\u{01}\"", "1e999", "\"\\ud800\"", "[1,]", "{\"a\":1,}"])
     func rejectsMalformedDocuments(_ text: String) {
         #expect(throws: VarlinkError.self) { try JSONValue.parse(text) }
     }
@@ -128,5 +127,31 @@ import Testing
         #expect(once.parameters == devices && once.reply.continues)
         let failure = try VarlinkReply.decode(frame: VarlinkReply(error: .invalidParameter("device")).json, as: DeviceList.self)
         #expect(failure.parameters == nil && failure.reply.varlinkError == .invalidParameter("device"))
+    }
+
+    // The hand parser behind untyped reads must read what the typed codec reads.
+    @Test(arguments: [#"{"a":[1,-2.5e3,0.125,true,false,null],"b":{"c":"x\"y\\z\n\u00e9\ud83d\ude00","d":{}},"e":[]}"#,
+                      #" [ "caf\u00e9" , "\/", -0, 1E2, {"k":[[[]]]} ] "#, "\"ünïcödé 😀\"", "42", "null"])
+    func handParserAgreesWithTheDecoder(_ text: String) throws {
+        let decoded = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        #expect(try JSONValue.parse(text) == decoded)
+    }
+
+    @Test func aMalformedDocumentIsNamedWithItsOffset() {
+        #expect(throws: VarlinkError.invalidRequest("not valid JSON: expected ',' or '}' at byte 7")) { try JSONValue.parse(#"{"a":1 "b":2}"#) }
+        #expect(throws: VarlinkError.invalidRequest("not valid JSON: invalid UTF-8 in string at byte 1")) { try JSONValue.parse([0x22, 0xFF, 0x22]) }
+    }
+
+    @Test func parametersAsSentKeepEveryMemberAndRefuseANonObject() throws {
+        func reply(_ text: String) throws -> VarlinkReply {
+            try VarlinkReply.decode(frame: Array(text.utf8), as: JSONValue.self).reply
+        }
+        #expect(try reply(#"{"parameters":{"known":1,"unknown":{"x":[true]}}}"#).parametersAsSent()
+            == ["known": .number(1), "unknown": .object(["x": .array([.bool(true)])])])
+        #expect(try reply(#"{"continues":true}"#).parametersAsSent() == [:])
+        #expect(try reply(#"{"parameters":null}"#).parametersAsSent() == [:])
+        #expect(throws: VarlinkError.invalidParameter("parameters")) {
+            try reply(#"{"parameters":[1]}"#).parametersAsSent()
+        }
     }
 }
