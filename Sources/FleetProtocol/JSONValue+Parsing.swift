@@ -11,7 +11,7 @@ extension JSONValue {
     /// nesting deeper than `maximumDepth` is an `InvalidRequest` naming the byte offset and what was wrong.
     public static func parse(_ bytes: [UInt8]) throws(VarlinkError) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
-        do {
+        do throws(JSONParser.Failure) {
             let value = try parser.parseValue(depth: 0)
             parser.skipWhitespace()
             guard parser.index == bytes.count else { throw parser.failure("unexpected trailing data") }

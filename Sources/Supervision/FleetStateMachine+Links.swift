@@ -71,7 +71,12 @@ extension FleetStateMachine {
                 apply(step, to: &device, now: now, into: &actions, stuckAt: path)
             }
         } else {
-            adapters[adapter]?.abortStreak = nil
+            // A connect that succeeds with fewer other links than the streak's aborts saw is no evidence against
+            // a pool full at that count: a link dropped meanwhile made the room (soak seed 106, invariant 4).
+            if let streak = adapters[adapter]?.abortStreak, let slots = adapters[adapter]?.slots,
+               slots.links.count - (slots.links[id.rawValue] == nil ? 0 : 1) >= streak.links {
+                adapters[adapter]?.abortStreak = nil
+            }
             actions += linkEstablished(&device, path: path, now: now, adopted: false)
             if device.sightings[path]?.servicesResolved == true { actions += beginSetUp(&device, now: now) }
         }

@@ -75,4 +75,47 @@ import Testing
         let next = driver.history.connects.dropFirst(before)
         #expect(!next.isEmpty && next.allSatisfy { $0.adapter == hci1 }, "the next connects go where there is room: \(next)")
     }
+
+    /// Found by the soak (seed 106, invariant 4): a device moved off a powered-down adapter aborts on a full
+    /// one; a link there drops, another device connects into the room it left, and a third aborts at the first's
+    /// link count. The success in between came with fewer links than the first abort saw, so it says nothing
+    /// against a full pool: the pool is learned full and the first device's abort is taken back.
+    @Test func aSuccessWithFewerLinksKeepsTheAbortStreak() throws {
+        let a = Peripheral(1), b = Peripheral(2), c = Peripheral(3), d = Peripheral(4), e = Peripheral(5)
+        let settings = FleetFixture.settings(capacity: 5, policy: FleetFixture.slowRetries(floor: .seconds(10)))
+        var driver = ManualDriver(try FleetFixture.machine([a.wanted(), b.wanted(), c.wanted(), d.wanted(), e.wanted()], settings: settings))
+        driver.adapter()
+        try driver.bringUp(a)
+        try driver.bringUp(b)
+        let first = try #require(driver.see(c.object()).connects.first)
+        driver.connectFinished(first, error: FleetFixture.abortByLocal(first.path))
+        #expect(driver.machine.devices[c.id]?.reconnect.failures == 1, "one abort alone is the device's")
+        driver.linkDown(b.object())
+        let room = try #require(driver.see(d.object()).connects.first { $0.device == d.id })
+        try driver.completeLink(d, room)
+        let third = try #require(driver.see(e.object()).connects.first { $0.device == e.id })
+        let learned = driver.connectFinished(third, error: FleetFixture.abortByLocal(third.path))
+        #expect(learned.events(.capacityLowered).count == 1)
+        #expect(driver.machine.adapters[FleetFixture.hci0]?.slots.capacity == 2)
+        #expect(driver.machine.devices[c.id]?.reconnect.failures == 0, "its abort was the full pool's")
+        #expect(driver.machine.devices[e.id]?.reconnect.failures == 0)
+    }
+
+    @Test func aSuccessAtTheStreaksLinkCountEndsIt() throws {
+        let a = Peripheral(1), b = Peripheral(2), c = Peripheral(3), d = Peripheral(4)
+        let settings = FleetFixture.settings(capacity: 5, policy: FleetFixture.slowRetries(floor: .seconds(10)))
+        var driver = ManualDriver(try FleetFixture.machine([a.wanted(), b.wanted(), c.wanted(), d.wanted()], settings: settings))
+        driver.adapter()
+        try driver.bringUp(a)
+        let first = try #require(driver.see(b.object()).connects.first)
+        driver.connectFinished(first, error: FleetFixture.abortByLocal(first.path))
+        let room = try #require(driver.see(c.object()).connects.first { $0.device == c.id })
+        try driver.completeLink(c, room)
+        driver.linkDown(c.object())
+        let third = try #require(driver.see(d.object()).connects.first { $0.device == d.id })
+        let after = driver.connectFinished(third, error: FleetFixture.abortByLocal(third.path))
+        #expect(after.events(.capacityLowered).isEmpty, "a connect succeeded at the count b aborted at: the pool was not full there")
+        #expect(driver.machine.devices[b.id]?.reconnect.failures == 1)
+    }
 }
+
