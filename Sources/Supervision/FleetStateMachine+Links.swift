@@ -23,7 +23,7 @@ extension FleetStateMachine {
                     adapters[adapter]?.slots = slots
                     message = change.message
                 }
-                takeBackPoolAborts(poolAborts, except: id, now: now, into: &actions)
+                takeBackPoolAborts(poolAborts, except: id, on: adapter, now: now, into: &actions)
                 if let message {
                     let devices = poolAborts.keys.sorted().map(\.rawValue).joined(separator: ", ")
                     actions.append(.event(LifecycleEvent(.capacityLowered, message + "; the failed connects of \(devices) were the pool's, not counted",
@@ -302,13 +302,18 @@ extension FleetStateMachine {
 
     /// An adapter's pool was found full: the failures its aborted connects counted against other devices are
     /// taken back (a device that spent its budget on them resumes).
-    mutating func takeBackPoolAborts(_ aborts: [DeviceID: Int], except current: DeviceID, now: Duration, into actions: inout [FleetAction]) {
+    /// Each device whose count changes is told on its own (`fleetctl watch DEV`, FLEET_FAILURES): the count its
+    /// abort event showed is not the one fleetd keeps.
+    mutating func takeBackPoolAborts(_ aborts: [DeviceID: Int], except current: DeviceID, on adapter: AdapterID, now: Duration,
+                                     into actions: inout [FleetAction]) {
         for (id, count) in aborts.sorted(by: { $0.key < $1.key }) where id != current {
             guard var device = devices[id] else { continue }
             let before = device.reconnect.failures
             let gaveUp = device.reconnect.hasGivenUp
             device.reconnect.takeBack(failures: count)
             guard device.reconnect.failures != before else { continue }
+            actions.append(.event(LifecycleEvent(.capacityLowered, Self.poolAbortsTakenBack(id, adapter: adapter, from: before, to: device.reconnect.failures),
+                                                 device: id, adapter: adapter, reason: "capacity-limit", failures: device.reconnect.failures)))
             if gaveUp, !device.reconnect.hasGivenUp, case .failed = device.phase {
                 apply(device.reconnect.poolFull(.dbus(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local"), using: &rng),
                       to: &device, now: now, into: &actions)
@@ -318,6 +323,11 @@ extension FleetStateMachine {
             // Another device's failures changed: its row must be saved too.
             unsaved.insert(device: id)
         }
+    }
+
+    /// The per-device event of `takeBackPoolAborts`; the soak (FleetTestKit `SoakWatchEvent`) reads this wording.
+    static func poolAbortsTakenBack(_ id: DeviceID, adapter: AdapterID, from before: Int, to after: Int) -> String {
+        "\(id): its failed connects on \(adapter.name) were the full pool's, not its own; failures \(before) → \(after)"
     }
 
     /// How long a requested Disconnect may take to show as Connected=false.

@@ -48,6 +48,13 @@ public struct SoakWatchEvent: Sendable {
         self.text = text
     }
 
+    /// fleetd took back failures this device's connects counted on a pool it then learned was full
+    /// (`FleetStateMachine.poolAbortsTakenBack`). False if the wording changes (rule 4 then judges the count
+    /// the device's abort showed: stricter, never laxer).
+    public var poolAbortsTakenBack: Bool {
+        kind == "lifecycle" && text.contains(" were the full pool's, not its own; failures ")
+    }
+
     /// The adapter of a connect attempt: fleetd words its `connecting` event "connecting ID via hciN (attempt
     /// K)". Nil for any other event, or if the wording changes (rule 4 then counts fewer other faults: stricter,
     /// never laxer).

@@ -69,6 +69,8 @@ public struct SoakInvariants: Sendable {
         var counterName: String
         var sawDown = false
         var lastDown: Int?
+        /// When `lastDown` was polled.
+        var lastDownAt: Double?
     }
 
     struct Touch: Sendable {
@@ -188,6 +190,15 @@ public struct SoakInvariants: Sendable {
         connects[device, default: []].removeAll { now - $0.at > thresholds.windowLimit }
         connects[device, default: []].append((adapter, now))
     }
+
+    /// fleetd's Watch stream said at `now` that it took back failures of `device` (its connects aborted on a pool
+    /// it then learned was full; soak seed 106): rule 4 does not judge a count polled before that.
+    public mutating func failuresTakenBack(device: String, at now: Double) {
+        takenBack[device] = now
+    }
+
+    /// The latest take-back of each device's failures (`failuresTakenBack`).
+    var takenBack: [String: Double] = [:]
 
     /// A lag probe is about to be requested at `now`; returns its number (`SoakLagProbe`).
     public mutating func probeSent(at now: Double) -> Int { lag.send(at: now) }
@@ -383,6 +394,7 @@ public struct SoakInvariants: Sendable {
             if !state.isReady {
                 window.sawDown = true
                 window.lastDown = state.counter
+                window.lastDownAt = now
                 window.counterName = state.counterName
                 if now - window.opened > thresholds.windowLimit { unobservedWindows += 1 } else { open.append(window) }
                 continue
@@ -390,6 +402,12 @@ public struct SoakInvariants: Sendable {
             // Ready again (or never seen down: the outage fell between two polls).
             guard window.sawDown, let counted = window.lastDown else {
                 if now - window.opened > 2 { unobservedWindows += 1 } else { open.append(window) }
+                continue
+            }
+            // fleetd took back failures after the last poll that saw the device down (a pool it then learned was
+            // full): the count that poll saw is not the one fleetd kept, and no later poll saw the one it kept.
+            if let back = takenBack[window.id], let polled = window.lastDownAt, back >= polled {
+                unobservedWindows += 1
                 continue
             }
             count(.noAttemptForOutages)

@@ -200,6 +200,7 @@ public final class SoakRun: @unchecked Sendable {
             locked {
                 invariants.lifecycle(device: event.device, state: event.state)
                 if let adapter = event.connectingVia { invariants.connecting(device: event.device, via: adapter, at: at) }
+                if event.poolAbortsTakenBack { invariants.failuresTakenBack(device: event.device, at: at) }
             }
         }
         // Identity merges repeat whenever an adapter sees the device again; they would crowd the history out.

@@ -234,6 +234,33 @@ import Testing
         #expect(elsewhere.observe(devices: states(), simulator: nil, at: 0.75).map(\.rule) == [.noAttemptForOutages, .noAttemptForOutages])
     }
 
+    /// Seed 106: a device moved off a powered-down adapter aborted on a full one (failures 1, polled); 43 ms
+    /// later fleetd learned the pool was full and took the failure back, and the device was ready before the next
+    /// poll. A take-back after the last poll that saw the device down leaves its window unjudged; one before it
+    /// does not.
+    @Test("failures fleetd took back after the last down poll are not judged; a take-back before it changes nothing")
+    func failuresTakenBackAfterTheLastDownPoll() {
+        func outage(takenBackAt back: Double) -> SoakInvariants {
+            var rules = SoakInvariants(fleet: fleet, timeScale: 10)
+            _ = rules.observe(devices: states(), simulator: nil, at: 0)
+            rules.touched(.adapter(0), fault: 110, at: 0)
+            rules.openOutageWindows(fault: 110, adapter: 0, at: 0)
+            _ = rules.observe(devices: states("waiting-for-adapter"), simulator: nil, at: 0.25)
+            _ = rules.observe(devices: states("backoff", counter: 1), simulator: nil, at: 0.5)
+            for device in fleet.devices { rules.failuresTakenBack(device: device.id, at: back) }
+            return rules
+        }
+        var after = outage(takenBackAt: 0.6)
+        #expect(after.observe(devices: states(), simulator: nil, at: 0.75).isEmpty)
+        #expect(after.unobservedWindows == fleet.devices.count)
+        var before = outage(takenBackAt: 0.4)
+        #expect(before.observe(devices: states(), simulator: nil, at: 0.75).map(\.rule) == [.noAttemptForOutages, .noAttemptForOutages])
+        let event = SoakWatchEvent(sequence: 1, device: "d", kind: "lifecycle", state: "backoff",
+                                   text: "d: its failed connects on hci1 were the full pool's, not its own; failures 1 → 0")
+        #expect(event.poolAbortsTakenBack)
+        #expect(!SoakWatchEvent(sequence: 2, device: "d", kind: "lifecycle", state: "backoff", text: "d: le-connection-abort-by-local; retry 1 in 65 ms").poolAbortsTakenBack)
+    }
+
     @Test("the adapter of a connect attempt is read from fleetd's connecting event, and only from it")
     func connectingVia() {
         let connecting = SoakWatchEvent(sequence: 1, device: "d", kind: "lifecycle", state: "connecting",
