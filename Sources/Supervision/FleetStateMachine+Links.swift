@@ -11,12 +11,16 @@ extension FleetStateMachine {
         guard var device = devices[id], device.connectToken == token, let path = device.linkPath else { return counted }
         let adapter = path.adapter
         device.connectToken = nil
+        let pending = adapters[adapter]?.slots.connectInFlight
+        let took = pending?.device == id.rawValue ? pending.map { now - $0.startedAt } : nil
         adapters[adapter]?.slots.connectFinished(device: id.rawValue)
         var actions = counted
         if let error, let classification {
             let failure = error.connectFailure
             // The aborted connects (per device) that a full pool explains, this one included.
-            let poolAborts: [DeviceID: Int]? = classification.signalsCapacityLimit ? [id: 1] : learnsFullPool(adapter, error, device: id)
+            let poolAborts: [DeviceID: Int]? = classification.signalsCapacityLimit
+                ? [id: 1]
+                : learnsFullPool(adapter, error, device: id, took: took, refusalWithin: Self.poolRefusalWindow(settings.policy[device.policyClass].connectTimeout))
             if let poolAborts {
                 var message: String?
                 if var slots = adapters[adapter]?.slots, let change = slots.reportLimitReached(now: now) {
@@ -283,9 +287,17 @@ extension FleetStateMachine {
     /// the same link count, with links held, the pool is taken to be full at that count; one flaky device
     /// alone never lowers it. Returns, once the pool is learned full, the aborts of the streak per device (this
     /// one included): they were the pool's, not the devices' (`takeBackPoolAborts`).
-    mutating func learnsFullPool(_ adapter: AdapterID, _ error: BlueZError, device: DeviceID) -> [DeviceID: Int]? {
-        guard error.name == "org.bluez.Error.Failed", error.message == "le-connection-abort-by-local",
-              let links = adapters[adapter]?.slots.links.count, links > 0 else {
+    ///
+    /// Only an abort that came at once can be the controller's refusal: an absent device (or one that no longer
+    /// answers at the address tried, after a rotation) aborts the same way, but after the kernel's LE connection
+    /// timeout (HCI_LE_CONN_TIMEOUT, 20 s on Linux 6.1). Such a slow abort says nothing about the pool and leaves
+    /// the streak as it was (soak seed 108: two devices rotated away timed out one after the other on one adapter,
+    /// and its capacity was "learned" as 16 of 64, leaving 51 devices out).
+    mutating func learnsFullPool(_ adapter: AdapterID, _ error: BlueZError, device: DeviceID, took: Duration?,
+                                 refusalWithin window: Duration) -> [DeviceID: Int]? {
+        let isAbort = error.name == "org.bluez.Error.Failed" && error.message == "le-connection-abort-by-local"
+        if isAbort, let took, took > window { return nil }
+        guard isAbort, let links = adapters[adapter]?.slots.links.count, links > 0 else {
             adapters[adapter]?.abortStreak = nil
             return nil
         }
@@ -298,6 +310,12 @@ extension FleetStateMachine {
         }
         adapters[adapter]?.abortStreak = nil
         return streak.devices
+    }
+
+    /// How soon a refused connect aborts at the latest: a quarter of the class's connect timeout, at most 5 s,
+    /// well inside the kernel's 20 s LE connection timeout, and scaled with the policy (the soak's time scale).
+    static func poolRefusalWindow(_ connectTimeout: Duration) -> Duration {
+        min(connectTimeout / 4, .seconds(5))
     }
 
     /// An adapter's pool was found full: the failures its aborted connects counted against other devices are

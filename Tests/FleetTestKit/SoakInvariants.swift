@@ -65,6 +65,10 @@ public struct SoakInvariants: Sendable {
         var label: String
         var adapter: String?
         var opened: Double
+        /// When the poll that saw the device ready (and gave `before`) was made: a fault on the device between
+        /// that poll and `opened` is another fault too (seed 108: an in-progress fault 2.5 simulated seconds
+        /// before a bluetoothd restart, on a device the last poll still showed ready).
+        var readySeen: Double
         var before: Int
         var counterName: String
         var sawDown = false
@@ -103,6 +107,8 @@ public struct SoakInvariants: Sendable {
     var lastAnswer: Double?
     /// The last poll's device list, for opening rule-4 windows and for the final convergence.
     public private(set) var lastDevices: [String: SoakDeviceState] = [:]
+    /// When `lastDevices` was polled.
+    var lastPollAt: Double?
 
     /// Checks performed, per rule.
     public private(set) var checks: [Rule: Int] = [:]
@@ -148,7 +154,8 @@ public struct SoakInvariants: Sendable {
             guard let label = fleet.device(id: device.id)?.label else { continue }
             if let adapter, device.adapter != "hci\(adapter)" { continue }
             windows.append(OutageWindow(fault: fault, id: device.id, label: label, adapter: adapter.map { "hci\($0)" } ?? device.adapter,
-                                        opened: now, before: device.counter, counterName: device.counterName))
+                                        opened: now, readySeen: min(lastPollAt ?? now, now), before: device.counter,
+                                        counterName: device.counterName))
         }
     }
 
@@ -260,6 +267,7 @@ public struct SoakInvariants: Sendable {
     public mutating func observe(devices: [String: SoakDeviceState], simulator: SoakSimulatorView?, at now: Double) -> [Violation] {
         lastAnswer = now
         lastDevices = devices
+        lastPollAt = now
         count(.processes)
         var violations: [Violation] = []
         if let simulator {
@@ -386,7 +394,7 @@ public struct SoakInvariants: Sendable {
         var open: [OutageWindow] = []
         for var window in windows {
             let through = (connects[window.id] ?? []).filter { $0.at >= window.opened }.map(\.adapter)
-            if otherFault(than: window.fault, label: window.label, adapters: [window.adapter].compactMap { $0 } + through, since: window.opened) {
+            if otherFault(than: window.fault, label: window.label, adapters: [window.adapter].compactMap { $0 } + through, since: window.readySeen) {
                 excludedWindows += 1
                 continue
             }

@@ -261,6 +261,26 @@ import Testing
         #expect(!SoakWatchEvent(sequence: 2, device: "d", kind: "lifecycle", state: "backoff", text: "d: le-connection-abort-by-local; retry 1 in 65 ms").poolAbortsTakenBack)
     }
 
+    /// Seed 108 (replay): an in-progress fault on a device (its link dropped, Connects answered InProgress and
+    /// counted) came after the last poll that saw it ready and before a bluetoothd restart opened its window.
+    @Test("a fault on the device between the poll that saw it ready and the window's fault leaves the window out")
+    func faultBeforeTheWindowButAfterTheReadyPoll() {
+        func outage(deviceFaultAt at: Double) -> SoakInvariants {
+            var rules = SoakInvariants(fleet: fleet, timeScale: 10)
+            _ = rules.observe(devices: states(), simulator: nil, at: 0)
+            for device in fleet.devices { rules.touched(.device(device.label), fault: 47, at: at) }
+            rules.touched(.fleet, fault: 49, at: 0.3)
+            rules.openOutageWindows(fault: 49, adapter: nil, at: 0.3)
+            _ = rules.observe(devices: states("backoff", counter: 1), simulator: nil, at: 0.5)
+            return rules
+        }
+        var between = outage(deviceFaultAt: 0.1)
+        #expect(between.observe(devices: states(), simulator: nil, at: 0.75).isEmpty)
+        #expect(between.excludedWindows == fleet.devices.count)
+        var before = outage(deviceFaultAt: -1)
+        #expect(before.observe(devices: states(), simulator: nil, at: 0.75).map(\.rule) == [.noAttemptForOutages, .noAttemptForOutages])
+    }
+
     @Test("the adapter of a connect attempt is read from fleetd's connecting event, and only from it")
     func connectingVia() {
         let connecting = SoakWatchEvent(sequence: 1, device: "d", kind: "lifecycle", state: "connecting",

@@ -51,10 +51,12 @@ import Testing
         driver.see(a.object(adapter: hci0))
         driver.power(false, adapter: hci1)
         driver.remove(a.path(adapter: hci1))
-        var connect = try #require(driver.advance(by: .seconds(31)).connects.first, "it moves to hci0 within the recovery window")
+        let moved = driver.advanceUntilConnect(within: .seconds(31))
+        var connect = try #require(moved, "it moves to hci0 within the recovery window")
         #expect(connect.adapter == hci0)
         driver.connectFinished(connect, error: FleetFixture.abortByLocal(connect.path))
-        connect = try #require(driver.advance(by: .seconds(61)).connects.first)
+        let retried = driver.advanceUntilConnect(within: .seconds(61))
+        connect = try #require(retried)
         #expect(connect.adapter == hci0)
         let again = driver.connectFinished(connect, error: FleetFixture.abortByLocal(connect.path))
         #expect(again.events(.capacityLowered).isEmpty, "one device alone is not evidence")
@@ -121,5 +123,26 @@ import Testing
         #expect(after.events(.capacityLowered).isEmpty, "a connect succeeded at the count b aborted at: the pool was not full there")
         #expect(driver.machine.devices[b.id]?.reconnect.failures == 1)
     }
-}
 
+    /// Found by the soak (seed 108, invariant 6): two devices that had rotated away were tried at their old
+    /// addresses on one adapter; each Connect aborted `le-connection-abort-by-local` after the kernel's LE
+    /// connection timeout, at the same link count, and the pool was "learned" full at 16 of 64, leaving 51
+    /// devices out. A refusal comes at once; an abort after the refusal window is the device's, not the pool's.
+    @Test func slowAbortsOfAbsentDevicesTeachNothingAboutThePool() throws {
+        let a = Peripheral(1), b = Peripheral(2), c = Peripheral(3)
+        var driver = ManualDriver(try FleetFixture.machine([a.wanted(), b.wanted(), c.wanted()], settings: FleetFixture.settings(capacity: 5)))
+        driver.adapter()
+        try driver.bringUp(a)
+        let first = try #require(driver.see(b.object()).connects.first)
+        driver.advance(by: .seconds(20))
+        driver.connectFinished(first, error: FleetFixture.abortByLocal(first.path))
+        let second = try #require(driver.see(c.object()).connects.first { $0.device == c.id })
+        driver.advance(by: .seconds(20))
+        let slow = driver.connectFinished(second, error: FleetFixture.abortByLocal(second.path))
+        #expect(slow.events(.capacityLowered).isEmpty, "two absent devices are not a full pool")
+        #expect(driver.machine.adapters[FleetFixture.hci0]?.slots.capacity == 5)
+        #expect(driver.machine.devices[b.id]?.reconnect.failures == 1 && driver.machine.devices[c.id]?.reconnect.failures == 1)
+        #expect(FleetStateMachine.poolRefusalWindow(.seconds(30)) == .seconds(5))
+        #expect(FleetStateMachine.poolRefusalWindow(.seconds(3)) == .milliseconds(750), "the soak's policy, scaled by 10")
+    }
+}

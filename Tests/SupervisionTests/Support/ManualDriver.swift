@@ -110,6 +110,18 @@ struct ManualDriver {
         return actions
     }
 
+    /// Advances in 50 ms steps until a connect is asked for, for at most `limit`, so that a test answers it when
+    /// it was asked (as the driver would), not at the end of a long advance: how long a connect took matters
+    /// (`FleetStateMachine.poolRefusalWindow`).
+    mutating func advanceUntilConnect(within limit: Duration) -> ConnectRequest? {
+        var waited = Duration.zero
+        while waited < limit {
+            if let connect = advance(by: .milliseconds(50)).connects.first { return connect }
+            waited += .milliseconds(50)
+        }
+        return nil
+    }
+
     /// The device's live timer of `purpose`, if the machine holds one.
     func timer(_ device: DeviceID, _ purpose: TimerID.Purpose) -> TimerID? {
         timers.keys.first { $0.device == device && $0.purpose == purpose }
