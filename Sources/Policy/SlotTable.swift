@@ -83,13 +83,14 @@ public struct SlotTable: Sendable, Hashable {
         links.removeValue(forKey: device)
     }
 
-    /// The adapter was reset or powered off: every link and the connect in flight are gone.
-    /// Returns the links that were held.
+    /// The adapter was reset or powered off: every link is gone, and the connect in flight too unless
+    /// `keepingPendingConnect` (BlueZ has not answered it yet: the adapter starts no other until it does, or
+    /// two Connects would be pending on it). Returns the links that were held.
     @discardableResult
-    public mutating func adapterReset() -> [Link] {
+    public mutating func adapterReset(keepingPendingConnect: Bool = false) -> [Link] {
         let dropped = Array(links.values)
         links.removeAll()
-        connectInFlight = nil
+        if !keepingPendingConnect { connectInFlight = nil }
         return dropped.sorted { $0.device < $1.device }
     }
 

@@ -43,7 +43,15 @@ extension FleetStateMachine {
                 devices[deviceID] = device
             }
         } else {
-            _ = adapter.slots.adapterReset()
+            // A fleet that lags behind BlueZ may hear the adapter go off after it sent a Connect that BlueZ took
+            // once the adapter was back: that Connect is still pending, and answered later.
+            let pending = adapter.slots.connectInFlight.map { DeviceID($0.device) }.flatMap { deviceID in
+                devices[deviceID].flatMap { device in
+                    device.linkPath?.adapter == id ? device.connectToken.map { (device: deviceID, token: $0) } : nil
+                }
+            }
+            _ = adapter.slots.adapterReset(keepingPendingConnect: pending != nil)
+            adapter.unansweredConnect = pending
             adapters[id] = adapter
             actions.append(.event(LifecycleEvent(.adapterOff, "adapter \(id) is off; pausing its devices (no attempt burnt)",
                                                  adapter: id, warning: true)))
@@ -100,7 +108,11 @@ extension FleetStateMachine {
 
     mutating func adapterRemoved(_ id: AdapterID, now: Duration) -> [FleetAction] {
         var actions = adapterPowered(id, false, now: now)
-        if let gone = adapters.removeValue(forKey: id) { retiredSlots[id] = gone.slots }
+        if var gone = adapters.removeValue(forKey: id) {
+            // The adapter is gone, and its pending Connect with it: a table kept for its return holds none.
+            if gone.unansweredConnect != nil { gone.slots.adapterReset() }
+            retiredSlots[id] = gone.slots
+        }
         for deviceID in devices.keys {
             guard var device = devices[deviceID] else { continue }
             device.sightings = device.sightings.filter { $0.value.adapter != id }

@@ -8,6 +8,12 @@ extension FleetStateMachine {
         // Every failure BlueZ answers is counted, even for an attempt the machine has since given up on.
         let classification = error.map { BlueZErrorClassifier.classify($0.connectFailure) }
         let counted: [FleetAction] = classification.map { [.outcome(.connectFailed(id, errorClass: $0.code))] } ?? []
+        if let answered = adapters.first(where: { $0.value.unansweredConnect.map { $0.device == id && $0.token == token } ?? false })?.key {
+            // A Connect sent before its adapter went off, answered now: the adapter may start the next one.
+            adapters[answered]?.unansweredConnect = nil
+            adapters[answered]?.slots.connectFinished(device: id.rawValue)
+            return counted + pump(now: now)
+        }
         guard var device = devices[id], device.connectToken == token, let path = device.linkPath else { return counted }
         let adapter = path.adapter
         device.connectToken = nil

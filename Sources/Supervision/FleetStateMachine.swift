@@ -80,6 +80,10 @@ public struct FleetStateMachine: Sendable {
         public var slots: SlotTable
         /// Consecutive aborted connects at one link count, per device (see `learnsFullPool`).
         var abortStreak: (links: Int, devices: [DeviceID: Int])?
+        /// A Connect sent through this adapter before it went off, that BlueZ has not answered yet; its device
+        /// has moved on (`connectToken` cleared). The slot table keeps it in flight until the answer comes
+        /// (`connectFinished`), so no second Connect is pending on the adapter (soak seed 112, invariant 1).
+        var unansweredConnect: (device: DeviceID, token: UInt64)?
         public var name: String { id.name }
     }
 

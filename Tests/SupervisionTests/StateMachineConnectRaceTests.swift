@@ -78,6 +78,24 @@ import Testing
         #expect(answered.connects.map(\.device) == [other.id], "the adapter is free once BlueZ has answered")
     }
 
+    /// Found by the soak (seed 112, invariant 1): fleetd, 1.8 s behind the bus after a restart, sent a Connect
+    /// through hci3 that BlueZ took after the adapter was already back on; then it heard the old power-off, took
+    /// the connect for gone, heard the adapter come back and sent a second Connect through it while the first
+    /// was still pending. The adapter starts nothing new until BlueZ answers the first.
+    @Test func adapterOffHeardUnderAPendingConnectWaitsForBlueZsAnswer() throws {
+        var (driver, connect) = try connecting()
+        driver.see(other.object())
+        driver.power(false)
+        #expect(driver.phase(strap) == .waitingForAdapter, "the device moves on")
+        driver.power(true)
+        let meanwhile = driver.advance(by: .seconds(61))
+        #expect(meanwhile.connects.filter { $0.adapter == FleetFixture.hci0 }.isEmpty, "no second Connect beside the pending one: \(meanwhile.connects)")
+        #expect(driver.machine.devices[strap.id]?.reconnect.failures == 0)
+        let answered = driver.connectFinished(connect, error: FleetFixture.connectError(connect.path, "org.bluez.Error.Failed", "Input/output error"))
+        #expect(answered.connects.count == 1, "the adapter is free once BlueZ has answered: \(answered.connects)")
+        #expect(driver.machine.devices[strap.id]?.reconnect.failures == 0, "the answer of a Connect the adapter's going off ended counts nothing")
+    }
+
     @Test func operatorEvictWhileConnecting() throws {
         var (driver, connect) = try connecting()
         _ = try driver.command { try $0.operatorEvict(strap.id, now: $1) }.actions
