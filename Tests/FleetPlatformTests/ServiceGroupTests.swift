@@ -5,13 +5,43 @@ import Testing
 
 /// The daemon's lifecycle: services start in order, each only after the one before has started, and stop in
 /// reverse, each finishing before the one before it is asked; cancellation abandons them instead.
-@Suite("ServiceGroup", .serialized)
+@Suite("ServiceGroup", .serialized, .timeLimit(.minutes(1)))
 struct ServiceGroupTests {
     /// What happened, in order, across all services of one test.
     final class Journal: Sendable {
         private let entries = Mutex<[String]>([])
-        func note(_ entry: String) { entries.withLock { $0.append(entry) } }
+        /// Wakes `waitUntil` at every note (the newest only: a waiter reads `all` anyway).
+        private let notes: AsyncStream<Void>
+        private let noted: AsyncStream<Void>.Continuation
+
+        init() { (notes, noted) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1)) }
+
+        func note(_ entry: String) {
+            entries.withLock { $0.append(entry) }
+            noted.yield()
+        }
+
         var all: [String] { entries.withLock { $0 } }
+
+        /// Waits, woken by each note, until `holds` is true of the journal; false if `deadline` passes first.
+        /// One waiter at a time. (A loop of `Task.yield()` here held one of the 2 cooperative threads and, in a
+        /// loaded `make test`, starved the services it waited for past its 10 s deadline.)
+        func waitUntil(_ holds: @escaping @Sendable ([String]) -> Bool, deadline: Duration = .seconds(30)) async -> Bool {
+            await withTaskGroup(of: Bool.self) { group in
+                group.addTask { [notes] in
+                    if holds(self.all) { return true }
+                    for await _ in notes where holds(self.all) { return true }
+                    return false
+                }
+                group.addTask {
+                    try? await Task.sleep(for: deadline)
+                    return false
+                }
+                let first = await group.next() ?? false
+                group.cancelAll()
+                return first
+            }
+        }
     }
 
     struct StartError: Error, Equatable {}
@@ -52,10 +82,9 @@ struct ServiceGroupTests {
     /// Runs the group in a task and waits (with a deadline) until every service has started.
     func started(_ group: ServiceGroup, _ journal: Journal, count: Int) async throws -> Task<Void, any Error> {
         let task = Task { try await group.run() }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while journal.all.filter({ $0.hasPrefix("start") }).count < count {
-            guard ContinuousClock.now < deadline else { throw StartError() }
-            await Task.yield()
+        guard await journal.waitUntil({ $0.filter { $0.hasPrefix("start") }.count >= count }) else {
+            task.cancel()
+            throw StartError()
         }
         return task
     }
@@ -113,11 +142,7 @@ struct ServiceGroupTests {
         let task = try await started(group, journal, count: 2)
         // The group installed its handler before it started the first service.
         kill(getpid(), SIGUSR1)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while causes.withLock({ $0.isEmpty }) {
-            guard ContinuousClock.now < deadline else { throw StartError() }
-            await Task.yield()
-        }
+        // The group ends once the signal has shut it down (the suite's time limit bounds a handler that never runs).
         try await task.value
         #expect(causes.withLock { $0 } == [.signal(SIGUSR1)])
         #expect(journal.all.suffix(2) == ["stop supervisor", "stop bus"])
