@@ -13,7 +13,7 @@ import Testing
         return try await offPool {
             let connection = try VarlinkConnection(path: path)
             try connection.send(call)
-            return try connection.receive(timeout: .seconds(10))
+            return try connection.receive(timeout: .seconds(30))
         }
     }
 
@@ -116,7 +116,7 @@ import Testing
         let replies = try await offPool {
             let connection = try VarlinkConnection(path: path)
             try connection.send(VarlinkCall(method: "io.fleetd.Fleet.Watch", more: true))
-            return try (0..<5).map { _ in try connection.receive(timeout: .seconds(10)) }
+            return try (0..<5).map { _ in try connection.receive(timeout: .seconds(30)) }
         }
         #expect(replies.allSatisfy { $0.continues })
         let events = try replies.map { try $0.parameters(as: WatchUpdate.self).event }
@@ -133,7 +133,7 @@ import Testing
             let connection = try VarlinkConnection(path: path)
             try connection.send(VarlinkCall(method: "io.fleetd.Fleet.Reload", oneway: true))
             try connection.send(VarlinkCall(method: "io.fleetd.Fleet.Metrics"))
-            return try connection.receive(timeout: .seconds(10))
+            return try connection.receive(timeout: .seconds(30))
         }
         #expect(next.untypedParameters["text"]?.stringValue?.contains("fleetd_devices_wanted 3") == true)
         #expect(await fixture.backend.reloads == 1)
@@ -150,7 +150,7 @@ import Testing
                 frames += VarlinkCall(method: "io.fleetd.Fleet." + method).frame
             }
             try connection.sendRaw(frames)
-            return try (0..<4).map { _ in try connection.receive(timeout: .seconds(10)) }
+            return try (0..<4).map { _ in try connection.receive(timeout: .seconds(30)) }
         }
         #expect(replies.map { $0.untypedParameters.keys.sorted().first } == ["adapters", "devices", "text", "adapters"])
     }

@@ -28,9 +28,9 @@ import Testing
             let silent = try VarlinkConnection(path: path)
             let halfSent = try VarlinkConnection(path: path)
             try halfSent.sendRaw(Array(#"{"method":"io.fleetd.Fleet.Sta"#.utf8))
-            let closedSilent = try Self.closedByServer(silent, within: .seconds(10))
-            let closedHalf = try Self.closedByServer(halfSent, within: .seconds(10))
-            return (closedSilent, closedHalf, try VarlinkConnection(path: path).call(.status, timeout: .seconds(10))["daemon"] != nil)
+            let closedSilent = try Self.closedByServer(silent, within: .seconds(30))
+            let closedHalf = try Self.closedByServer(halfSent, within: .seconds(30))
+            return (closedSilent, closedHalf, try VarlinkConnection(path: path).call(.status, timeout: .seconds(30))["daemon"] != nil)
         }
         #expect(silent, "a connection that never sent a request is closed")
         #expect(halfSent, "a connection holding half a request is closed")
@@ -48,10 +48,10 @@ import Testing
             let busy = try VarlinkConnection(path: path)
             // Twelve rounds of 100 ms: four idle timeouts pass while the Watch is open and the other client keeps asking.
             for _ in 0..<12 {
-                _ = try busy.call(.status, timeout: .seconds(10))
+                _ = try busy.call(.status, timeout: .seconds(30))
                 if try Self.closedByServer(watcher, within: .milliseconds(100)) { return true }
             }
-            _ = try busy.call(.status, timeout: .seconds(10))
+            _ = try busy.call(.status, timeout: .seconds(30))
             return false
         }
         #expect(!watcherClosed, "a Watch in progress is not idle, however quiet the fleet")
@@ -63,14 +63,14 @@ import Testing
         let path = fixture.path
         let (fourthClosed, afterOneLeft) = try await offPool { () throws -> (Bool, Bool) in
             var held = try (0..<3).map { _ in try VarlinkConnection(path: path) }
-            for connection in held { _ = try connection.call(.status, timeout: .seconds(10)) }
+            for connection in held { _ = try connection.call(.status, timeout: .seconds(30)) }
             let fourth = try VarlinkConnection(path: path)
-            let fourthClosed = try Self.closedByServer(fourth, within: .seconds(10))
+            let fourthClosed = try Self.closedByServer(fourth, within: .seconds(30))
             held.removeFirst()
             // The server notices the departure on its own time: retry until the slot it held is free again.
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(30)
             while ContinuousClock.now < deadline {
-                if let status = try? VarlinkConnection(path: path).call(.status, timeout: .seconds(10)), status["daemon"] != nil {
+                if let status = try? VarlinkConnection(path: path).call(.status, timeout: .seconds(30)), status["daemon"] != nil {
                     return (fourthClosed, true)
                 }
             }
@@ -97,16 +97,16 @@ import Testing
             for _ in 0..<80 {
                 let connection = try VarlinkConnection(path: socket)
                 do {
-                    _ = try connection.call(.status, timeout: .seconds(10))
+                    _ = try connection.call(.status, timeout: .seconds(30))
                     held.append(connection)
                 } catch FleetClientError.connectionClosed {
                     shed += 1
                 }
             }
             held.removeAll()
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(30)
             while ContinuousClock.now < deadline {
-                if let status = try? VarlinkConnection(path: socket).call(.status, timeout: .seconds(10)), status["daemon"] != nil { return (shed, true) }
+                if let status = try? VarlinkConnection(path: socket).call(.status, timeout: .seconds(30)), status["daemon"] != nil { return (shed, true) }
             }
             return (shed, false)
         }

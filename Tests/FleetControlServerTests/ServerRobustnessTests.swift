@@ -10,7 +10,7 @@ import Testing
 @Suite struct ServerRobustnessTests {
     static func statusAnswers(_ path: String) throws -> Bool {
         let connection = try VarlinkConnection(path: path)
-        return try connection.call(.status, timeout: .seconds(10))["daemon"] != nil
+        return try connection.call(.status, timeout: .seconds(30))["daemon"] != nil
     }
 
     @Test func oversizedRequestGetsAnErrorThenTheConnectionCloses() async throws {
@@ -20,8 +20,8 @@ import Testing
         let (reply, after) = try await offPool { () throws -> (VarlinkReply, FleetClientError?) in
             let connection = try VarlinkConnection(path: path)
             try connection.sendRaw(Array(repeating: UInt8(ascii: "x"), count: 4096))
-            let reply = try connection.receive(timeout: .seconds(10))
-            do { _ = try connection.receive(timeout: .seconds(10)); return (reply, nil) } catch let error as FleetClientError { return (reply, error) }
+            let reply = try connection.receive(timeout: .seconds(30))
+            do { _ = try connection.receive(timeout: .seconds(30)); return (reply, nil) } catch let error as FleetClientError { return (reply, error) }
         }
         #expect(reply.varlinkError == .requestTooLarge(limit: 1024))
         #expect(after == .connectionClosed)
@@ -36,10 +36,10 @@ import Testing
             let bystander = try VarlinkConnection(path: path)
             let offender = try VarlinkConnection(path: path)
             try offender.sendRaw(Array("{\"method\": ".utf8) + [0])
-            let reply = try offender.receive(timeout: .seconds(10))
+            let reply = try offender.receive(timeout: .seconds(30))
             var closed: FleetClientError?
-            do { _ = try offender.call(.status, timeout: .seconds(10)) } catch let error as FleetClientError { closed = error }
-            let stillServed = try bystander.call(.status, timeout: .seconds(10))["counts"] != nil
+            do { _ = try offender.call(.status, timeout: .seconds(30)) } catch let error as FleetClientError { closed = error }
+            let stillServed = try bystander.call(.status, timeout: .seconds(30))["counts"] != nil
             return (reply.error, closed, stillServed)
         }
         #expect(outcome.0 == "io.fleetd.Fleet.InvalidRequest")
@@ -54,8 +54,8 @@ import Testing
         let (first, second) = try await offPool { () throws -> (VarlinkReply, [String: JSONValue]) in
             let connection = try VarlinkConnection(path: path)
             try connection.sendRaw(Array("[1,2]".utf8) + [0])
-            let first = try connection.receive(timeout: .seconds(10))
-            return (first, try connection.call(.status, timeout: .seconds(10)))
+            let first = try connection.receive(timeout: .seconds(30))
+            return (first, try connection.call(.status, timeout: .seconds(30)))
         }
         #expect(first.error == "io.fleetd.Fleet.InvalidRequest")
         #expect(second["daemon"] != nil)
@@ -81,7 +81,7 @@ import Testing
             let served = try Self.statusAnswers(path)
             var last: VarlinkReply?
             while true {
-                do { last = try watcher.receive(timeout: .seconds(10)) } catch { break }
+                do { last = try watcher.receive(timeout: .seconds(30)) } catch { break }
                 if last?.continues == false { break }
             }
             return (last, served)

@@ -7,7 +7,8 @@ import FleetConfig
 #endif
 
 /// Whatever bytes an operator (or a broken editor) leaves in the file, the parser answers with a
-/// configuration or a ConfigError pointing into the file — never a crash.
+/// configuration or a ConfigError pointing into the file — never a crash. The loops yield every few hundred
+/// runs so that they do not hold a cooperative thread for seconds and starve the run's socket tests.
 @Suite struct ConfigurationFuzzTests {
     /// Seeded so a failure replays exactly.
     private struct SplitMix64: RandomNumberGenerator {
@@ -43,12 +44,13 @@ import FleetConfig
         }
     }
 
-    @Test func mutatedExampleNeverCrashes() throws {
+    @Test func mutatedExampleNeverCrashes() async throws {
         let example = try ConfigurationExampleFile.enabledText().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         var rng = SplitMix64(state: 0xF1EE_7D00_C0F1)
         var accepted = 0
         var problems: [String] = []
-        for _ in 0..<10_000 {
+        for run in 0..<10_000 {
+            if run % 256 == 0 { await Task.yield() }
             // A window of the example keeps each parse small; over 10 000 runs every line is mutated many times.
             let start = Int.random(in: 0..<example.count, using: &rng)
             var lines = Array(example[start..<min(example.count, start + 24)])
@@ -85,10 +87,11 @@ import FleetConfig
         #expect(accepted > 1_000 && accepted < 9_000, "accepted \(accepted) of 10 000")
     }
 
-    @Test func randomLinesNeverCrash() {
+    @Test func randomLinesNeverCrash() async {
         var rng = SplitMix64(state: 0x5EED)
         var problems: [String] = []
-        for _ in 0..<10_000 {
+        for run in 0..<10_000 {
+            if run % 256 == 0 { await Task.yield() }
             let count = Int.random(in: 1...6, using: &rng)
             var lines: [String] = []
             for _ in 0..<count {
@@ -101,10 +104,11 @@ import FleetConfig
         #expect(problems.isEmpty, "\(problems.count) misplaced errors, e.g. \(problems.prefix(3))")
     }
 
-    @Test func randomBytesNeverCrash() {
+    @Test func randomBytesNeverCrash() async {
         var rng = SplitMix64(state: 0xB17E5)
         var problems: [String] = []
-        for _ in 0..<10_000 {
+        for run in 0..<10_000 {
+            if run % 256 == 0 { await Task.yield() }
             let bytes = (0..<Int.random(in: 0...64, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             let text = "[daemon]\n" + String(decoding: bytes, as: UTF8.self)
             if case .misplaced(let problem) = outcome(text, lines: text.utf8.filter { $0 == UInt8(ascii: "\n") }.count + 1) {
