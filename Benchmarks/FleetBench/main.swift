@@ -61,19 +61,42 @@ func fleetdEvents() async throws -> Int {
     return line.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
 }
 
-let before = procStat(pid).cpuSeconds
-let eventsBefore = try await fleetdEvents()
-let idleStart = ContinuousClock.now
-try await Task.sleep(for: .seconds(idleSeconds))
-let idleCPU = procStat(pid).cpuSeconds - before
-let idleEvents = try await fleetdEvents() - eventsBefore
-let idleShare = 100 * idleCPU / seconds(ContinuousClock.now - idleStart)
-print(String(format: "fleet.cpu_over_idle.%ds: %.2f s (%.1f%% of one core; %d devices notifying every 1 s)", idleSeconds, idleCPU,
-             idleShare, deviceCount))
-print(String(format: "fleet.idle_events: %.0f events/s (notifications and adverts), %.1f us CPU/event", Double(idleEvents) / Double(idleSeconds),
-             idleEvents > 0 ? idleCPU / Double(idleEvents) * 1e6 : 0))
-print(String(format: "target.idle_1hz_cpu: %@ %.1f%% of a core (goal <= 5%%, outbox included; %d devices at 1 Hz)",
-             idleShare <= 5 ? "PASS" : "MISS", idleShare, deviceCount))
+/// fleetd's CPU over `idleSeconds` with the fleet as it is: the share of one core, and the events it handled.
+func oneHertzPhase() async throws -> (cpu: Double, share: Double, events: Int) {
+    let before = procStat(pid).cpuSeconds
+    let eventsBefore = try await fleetdEvents()
+    let idleStart = ContinuousClock.now
+    try await Task.sleep(for: .seconds(idleSeconds))
+    let cpu = procStat(pid).cpuSeconds - before
+    let events = try await fleetdEvents() - eventsBefore
+    return (cpu, 100 * cpu / seconds(ContinuousClock.now - idleStart), events)
+}
+
+// Every linked strap goes on advertising to all 16 adapters (the simulator's default): 1 000 notifications
+// and about 2 700 adverts a second.
+let idle = try await oneHertzPhase()
+print(String(format: "fleet.cpu_over_idle.%ds: %.2f s (%.1f%% of one core; %d devices notifying every 1 s)", idleSeconds, idle.cpu,
+             idle.share, deviceCount))
+print(String(format: "fleet.idle_events: %.0f events/s (notifications and adverts), %.1f us CPU/event", Double(idle.events) / Double(idleSeconds),
+             idle.events > 0 ? idle.cpu / Double(idle.events) * 1e6 : 0))
+print(String(format: "target.idle_1hz_cpu: %@ %.1f%% of a core (goal <= 5%%, outbox included; %d devices at 1 Hz, each also advertising to %d adapters)",
+             idle.share <= 5 ? "PASS" : "MISS", idle.share, deviceCount, adapterCount))
+
+// The same fleet with linked straps silent, as single-link peripherals are (advertise-while-linked=no): the
+// notifications alone, which is what the 1 Hz target describes. The adverts come back for the storm.
+// A strap linked on one adapter is no longer heard by the other 15: their Device1 objects go after BlueZ's
+// TemporaryTimeout (30 s, the simulator's default), 15 000 InterfacesRemoved. The phase measures the steady
+// state after that; the wait is a bench phase, not a synchronisation.
+_ = try await harness.sim("SetAdvertiseWhileLinked", [.string(""), .boolean(false)])
+try await Task.sleep(for: .seconds(35))
+let silent = try await oneHertzPhase()
+_ = try await harness.sim("SetAdvertiseWhileLinked", [.string(""), .boolean(true)])
+// Two advertising intervals: every strap is heard again on every adapter before the storm.
+try await Task.sleep(for: .seconds(10))
+print(String(format: "fleet.silent_when_linked.events: %.0f events/s, %.1f us CPU/event", Double(silent.events) / Double(idleSeconds),
+             silent.events > 0 ? silent.cpu / Double(silent.events) * 1e6 : 0))
+print(String(format: "target.idle_1hz_cpu.silent_when_linked: %@ %.1f%% of a core (goal <= 5%%, outbox included; %d devices at 1 Hz, not advertising while linked)",
+             silent.share <= 5 ? "PASS" : "MISS", silent.share, deviceCount))
 print(String(format: "target.start_to_all_ready: %.2f s for %d devices, fleetd CPU %.2f s (bounded by the simulator's radio model)",
              seconds(converged), deviceCount, startCPU))
 

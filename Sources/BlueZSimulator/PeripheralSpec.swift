@@ -20,6 +20,10 @@ public struct PeripheralSpec: Sendable, Hashable {
     /// When set, the device moves to a new resolvable private address this often.
     public var rotationInterval: Duration?
     public var connectable: Bool
+    /// Whether it goes on advertising while it has a link. A single-link peripheral (most sensors and straps)
+    /// stops once connected: the controller leaves the advertising state when it enters the connection. One
+    /// that accepts several centrals goes on. Default true, this simulator's behaviour before the key existed.
+    public var advertisesWhileLinked = true
     public var profile: GattProfile
     /// The ATT MTU that the exchange with this device settles on (BlueZ's `MTU` property).
     public var mtu: UInt16

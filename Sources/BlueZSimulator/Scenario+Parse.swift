@@ -111,6 +111,9 @@ extension Scenario {
             case "connectable":
                 guard value == "yes" || value == "no" else { throw ScenarioError(.badValue, line: line, "connectable must be yes or no") }
                 spec.connectable = value == "yes"
+            case "advertise-while-linked":
+                guard value == "yes" || value == "no" else { throw ScenarioError(.badValue, line: line, "advertise-while-linked must be yes or no") }
+                spec.advertisesWhileLinked = value == "yes"
             case "mtu":
                 guard let mtu = UInt16(value), mtu >= 23 else { throw ScenarioError(.badValue, line: line, "mtu must be 23…65535, got '\(value)'") }
                 spec.mtu = mtu

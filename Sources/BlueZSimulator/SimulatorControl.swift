@@ -100,6 +100,13 @@ public final class SimulatorControl: Sendable {
                 try Self.withDevice(sim, call) { world, name in world.setResponseDelay(named: name, delay) ? ((), []) : nil }
                 return []
             }),
+            "SetAdvertiseWhileLinked": DBusMethod(in: "sb", immediate: { call in
+                guard call.arguments.count > 1, case .boolean(let advertises) = call.arguments[1] else {
+                    throw DBusError.remote(name: Self.invalid, message: "expected a device (empty: every device) and a boolean")
+                }
+                try Self.withDevice(sim, call) { world, name in world.setAdvertisesWhileLinked(named: name, advertises) ? ((), []) : nil }
+                return []
+            }),
             "AdvanceTime": DBusMethod(in: "d", immediate: { call in
                 sim.advanceTime(by: try Self.seconds(call, 0))
                 return []

@@ -205,6 +205,18 @@ extension SimulatorWorld {
         return true
     }
 
+    /// Sets whether the device goes on advertising while linked (scenario key `advertise-while-linked`); an
+    /// empty name sets it for every device.
+    public mutating func setAdvertisesWhileLinked(named name: String, _ advertises: Bool) -> Bool {
+        if name.isEmpty {
+            for id in peripherals.keys { peripherals[id]?.spec.advertisesWhileLinked = advertises }
+            return true
+        }
+        guard let id = peripheralID(named: name) else { return false }
+        peripherals[id]?.spec.advertisesWhileLinked = advertises
+        return true
+    }
+
     public mutating func setResponseDelay(named name: String, _ delay: Duration) -> Bool {
         if name.isEmpty {
             for id in peripherals.keys { peripherals[id]?.responseDelay = delay }

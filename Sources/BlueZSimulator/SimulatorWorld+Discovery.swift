@@ -46,12 +46,22 @@ extension SimulatorWorld {
     mutating func advertise(_ id: Int, generation: UInt64, effects: inout [BusEffect]) {
         guard let peripheral = peripherals[id] else { return }
         schedule(.advert(id, generation: generation), after: peripheral.spec.advertisingInterval)
+        if !peripheral.spec.advertisesWhileLinked && isLinked(id, at: peripheral.address) { return }
         let jitter = peripheral.spec.rssiJitter
         let rssi = peripheral.spec.rssi &+ (jitter > 0 ? Int16.random(in: -jitter...jitter, using: &random) : 0)
         for a in adapters.indices
         where (peripheral.spec.heardBy ?? a) == a && adapters[a].discovering
             && !adapters[a].scanPausedForConnect(now: now, timeout: configuration.leConnectionTimeout) {
             report(adapter: a, peripheral: id, rssi: rssi, effects: &effects)
+        }
+    }
+
+    /// Whether the peripheral has a link at its current address on some adapter: one lookup per adapter, since
+    /// this runs for every advert.
+    private func isLinked(_ id: Int, at address: BluetoothAddress) -> Bool {
+        adapters.contains { adapter in
+            guard let object = adapter.objects[address] else { return false }
+            return object.peripheral == id && object.link.isConnected
         }
     }
 

@@ -33,6 +33,27 @@ extension FleetStateMachine {
     }
 }
 
+extension FleetStateMachine {
+    /// A value arrived on `path` from the characteristic `uuid`. When the path holds its device's link and the
+    /// device subscribes to that characteristic, records the link's activity (eviction takes the least recently
+    /// active link first, `valueReceived`) and returns the device; otherwise nil: a stale or twin path, or a
+    /// characteristic nobody asked for. Reads the device in place: a thousand devices at 1 Hz run this a
+    /// thousand times a second, and the getter copied the whole device twice per value.
+    public mutating func subscribedValue(on path: DevicePath, characteristic uuid: String, now: Duration) -> DeviceID? {
+        guard let id = owners[path], let index = devices.index(forKey: id),
+              devices.values[index].delivers(uuid, on: path) else { return nil }
+        adapters[path.adapter]?.slots.recordActivity(device: id.rawValue, now: now)
+        return id
+    }
+}
+
+extension FleetDevice {
+    /// Whether `path` holds its link and it subscribes to `uuid`; mutating only so that the table is read in place.
+    mutating func delivers(_ uuid: String, on path: DevicePath) -> Bool {
+        linkPath == path && wanted.subscribe.contains(uuid)
+    }
+}
+
 extension FleetDevice {
     /// Records news of one of its known paths in place; returns whether that path holds the link, or nil when
     /// the path is not one of its sightings or its bond changed.

@@ -69,6 +69,24 @@ import Testing
         #expect(effects.changes(Fixture.strapPath, .device).filter { $0.0 == "ManufacturerData" }.count == 10)
     }
 
+    /// A single-link peripheral falls silent while connected and advertises again once the link is gone;
+    /// by default (and with the key's `yes`) a linked device goes on advertising.
+    @Test(arguments: [nil, "yes", "no"] as [String?])
+    func advertiseWhileLinkedDecidesWhetherALinkedDeviceIsHeard(_ key: String?) throws {
+        var spec = Fixture.strapSpec()
+        if let key { spec = try Scenario.parseDeviceDefinition("strap address=A0:9E:1A:00:00:01 manufacturer=0x006b:0a01 advertise-while-linked=\(key)") }
+        var (world, _) = try Fixture.discovering([spec])
+        world.setDiscoveryFilter(adapter: 0, sender: ":1.9", try DiscoveryFilter.parse(["DuplicateData": .variant(.boolean(true))]))
+        _ = Fixture.connect(&world)
+        let linked = world.advance(to: world.now + .seconds(10))
+        let advertsWhileLinked = linked.changes(Fixture.strapPath, .device).filter { $0.0 == "ManufacturerData" }.count
+        #expect(advertsWhileLinked == (key == "no" ? 0 : 10))
+        #expect(world.dropLink(named: "strap") != nil)
+        let unlinked = world.advance(to: world.now + .seconds(10))
+        #expect(unlinked.changes(Fixture.strapPath, .device).filter { $0.0 == "ManufacturerData" }.count == 10)
+        #expect(throws: ScenarioError.self) { try Scenario.parseDeviceDefinition("strap address=A0:9E:1A:00:00:01 advertise-while-linked=maybe") }
+    }
+
     @Test func startTwiceIsBusyAndStopWithoutStartFails() throws {
         var world = SimulatorWorld(configuration: WorldConfiguration())
         _ = try world.startDiscovery(adapter: 0, sender: ":1.9")

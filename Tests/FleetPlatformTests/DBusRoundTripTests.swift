@@ -63,6 +63,10 @@ struct DBusRoundTripTests {
         .structure([.string("x"), .int32(1), .array(.array(.byte), [.bytes([1]), .bytes([])])]),
         .array(.dictionary(key: .string, value: .variant), [.vardict([:]), .vardict(["k": .boolean(true)])]),
         .array(.variant, []),
+        // Empty arrays of every basic type are typed from the element code, without asking for the signature.
+        .array(.boolean, []), .array(.int16, []), .array(.uint16, []), .array(.int32, []), .array(.uint32, []),
+        .array(.int64, []), .array(.uint64, []), .array(.double, []), .array(.signature, []), .array(.unixFD, []),
+        .structure([.strings([]), .array(.array(.string), []), .array(.structure([.int32]), [])]),
     ]
 
     @Test("every BlueZ signature survives a round trip", arguments: 0..<samples.count)

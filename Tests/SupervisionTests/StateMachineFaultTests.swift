@@ -247,6 +247,26 @@ import Testing
         #expect(driver.machine.evictions.map(\.victim) == [b.id], "the idle link goes, not the one delivering values")
     }
 
+    /// What the driver calls for each notification: a subscribed characteristic on the link counts as activity;
+    /// a characteristic nobody asked for, or a path that is not the link, names no device and counts for nothing.
+    @Test func aSubscribedValueOnTheLinkIsActivityAndNothingElseIs() throws {
+        var driver = ManualDriver(try FleetFixture.machine([a.wanted(), b.wanted(), c.wanted(.critical)], settings: FleetFixture.settings(capacity: 2)))
+        driver.adapter()
+        try driver.bringUp(a)
+        driver.advance(by: .seconds(1))
+        try driver.bringUp(b)
+        driver.advance(by: .seconds(120))
+        #expect(driver.machine.subscribedValue(on: a.path(), characteristic: FleetFixture.battery, now: driver.now) == nil,
+                "read on connect, not subscribed")
+        #expect(driver.machine.subscribedValue(on: a.path(1), characteristic: FleetFixture.heartRate, now: driver.now) == nil,
+                "not a's link")
+        #expect(driver.machine.subscribedValue(on: b.path(), characteristic: FleetFixture.battery, now: driver.now) == nil)
+        // So far neither link was active since it came up: the older one, a's, would go. Now a delivers.
+        #expect(driver.machine.subscribedValue(on: a.path(), characteristic: FleetFixture.heartRate, now: driver.now) == a.id)
+        driver.see(c.object())
+        #expect(driver.machine.evictions.map(\.victim) == [b.id], "the link delivering values stays")
+    }
+
     // MARK: Point 9. configuration wins over the snapshot
 
     @Test func aDeviceRemovedFromTheConfigurationDoesNotComeBackFromTheSnapshot() throws {

@@ -160,9 +160,14 @@ public struct BlueZTree: Sendable {
     private mutating func characteristicChanged(_ path: String, _ interface: String, _ changed: [String: DBusValue]) -> [Change] {
         guard var characteristic = characteristics[path] else { return [] }
         var out: [Change] = []
-        if let notifying = changed["Notifying"]?.bool { characteristic.notifying = notifying }
-        if let mtu = changed["MTU"]?.integer { characteristic.mtu = Int(mtu) }
-        characteristics[path] = characteristic
+        // A notification changes only Value: the object is written back (hashing its path again) only when
+        // something it keeps changed.
+        let notifying = changed["Notifying"]?.bool, mtu = changed["MTU"]?.integer
+        if notifying != nil || mtu != nil {
+            if let notifying { characteristic.notifying = notifying }
+            if let mtu { characteristic.mtu = Int(mtu) }
+            characteristics[path] = characteristic
+        }
         if let raw = changed["Value"] {
             if let bytes = raw.bytes {
                 out.append(.value(characteristic, bytes))

@@ -97,12 +97,11 @@ extension FleetSupervisor {
 
     /// A Value change on a subscribed characteristic of a fleet device: numbered and kept.
     func notification(_ characteristic: CharacteristicObject, _ bytes: [UInt8]) {
-        guard let path = tree.devices[characteristic.device]?.devicePath, let id = machine.owners[path], let device = machine.devices[id],
-              device.linkPath == path, device.wanted.subscribe.contains(characteristic.uuid) else { return }
         // A value is the link doing its job: eviction takes the least recently active link first.
-        machine.valueReceived(on: path, now: now())
-        feed.publish(device: device.id, kind: .notification(characteristic: characteristic.uuid, value: bytes),
+        guard let path = tree.devices[characteristic.device]?.devicePath,
+              let id = machine.subscribedValue(on: path, characteristic: characteristic.uuid, now: now()) else { return }
+        feed.publish(device: id, kind: .notification(characteristic: characteristic.uuid, value: bytes),
                      text: "notification (\(bytes.count) bytes)")
-        readings?.record(device: device.id, characteristic: characteristic.uuid, kind: .notification, value: bytes)
+        readings?.record(device: id, characteristic: characteristic.uuid, kind: .notification, value: bytes)
     }
 }

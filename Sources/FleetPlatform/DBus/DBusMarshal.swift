@@ -199,6 +199,9 @@ enum DBusMarshal {
             }
             return .dictionary(key: k, value: v, entries)
         }
+        // An empty array of a basic type (PropertiesChanged's invalidated `as`, on every property signal) is
+        // typed from its element code: asking libdbus for the signature costs a malloc, a string and a parse.
+        if empty, let element = basicType(code: elementCode) { return .array(element, []) }
         let items = try decodeAll(&sub)
         if !empty, let first = items.first, !needsSignature(first) {
             return .array(first.type, items)
@@ -207,6 +210,26 @@ enum DBusMarshal {
             throw DBusError(.invalidArgument, "array without an array signature")
         }
         return .array(element, items)
+    }
+
+    /// The basic type a type code names; nil for containers and variants.
+    private static func basicType(code: Int32) -> DBusType? {
+        switch code {
+        case FLEET_DBUS_TYPE_BYTE: .byte
+        case FLEET_DBUS_TYPE_BOOLEAN: .boolean
+        case FLEET_DBUS_TYPE_INT16: .int16
+        case FLEET_DBUS_TYPE_UINT16: .uint16
+        case FLEET_DBUS_TYPE_INT32: .int32
+        case FLEET_DBUS_TYPE_UINT32: .uint32
+        case FLEET_DBUS_TYPE_INT64: .int64
+        case FLEET_DBUS_TYPE_UINT64: .uint64
+        case FLEET_DBUS_TYPE_DOUBLE: .double
+        case FLEET_DBUS_TYPE_UNIX_FD: .unixFD
+        case FLEET_DBUS_TYPE_STRING: .string
+        case FLEET_DBUS_TYPE_OBJECT_PATH: .objectPath
+        case FLEET_DBUS_TYPE_SIGNATURE: .signature
+        default: nil
+        }
     }
 
     /// Whether a decoded value's inferred type may differ from the declared one (an empty nested container).
