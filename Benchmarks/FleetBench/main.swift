@@ -1,7 +1,7 @@
 // fleetd at scale on the simulator: time from start to all of BENCH_DEVICES (default 1 000) devices ready,
 // fleetd's RSS, the CPU it burns over an idle stretch (BENCH_IDLE_SECONDS, default 60), Status round trips
-// under 50 polling clients while links are dropped, and fleetd's RSS with BENCH_TRACKED (default 10 000) devices
-// tracked. `target.*` lines give issue 18's verdicts. (The state of 10 000 devices is StoreBench's.)
+// under 50 polling clients while links are dropped, the idle stretch again with linked devices silent (not
+// advertising), and fleetd's RSS with BENCH_TRACKED (default 10 000) devices tracked. `target.*` lines give issue 18's verdicts. (The state of 10 000 devices is StoreBench's.)
 import FleetCLI
 import FleetManager
 import FleetPlatform
@@ -82,21 +82,6 @@ print(String(format: "fleet.idle_events: %.0f events/s (notifications and advert
 print(String(format: "target.idle_1hz_cpu: %@ %.1f%% of a core (goal <= 5%%, outbox included; %d devices at 1 Hz, each also advertising to %d adapters)",
              idle.share <= 5 ? "PASS" : "MISS", idle.share, deviceCount, adapterCount))
 
-// The same fleet with linked straps silent, as single-link peripherals are (advertise-while-linked=no): the
-// notifications alone, which is what the issue's 1 Hz target describes. The adverts come back for the storm.
-// A strap linked on one adapter is no longer heard by the other 15: their Device1 objects go after BlueZ's
-// TemporaryTimeout (30 s, the simulator's default), 15 000 InterfacesRemoved. The phase measures the steady
-// state after that; the wait is a bench phase, not a synchronisation.
-_ = try await harness.sim("SetAdvertiseWhileLinked", [.string(""), .boolean(false)])
-try await Task.sleep(for: .seconds(35))
-let silent = try await oneHertzPhase()
-_ = try await harness.sim("SetAdvertiseWhileLinked", [.string(""), .boolean(true)])
-// Two advertising intervals: every strap is heard again on every adapter before the storm.
-try await Task.sleep(for: .seconds(10))
-print(String(format: "fleet.silent_when_linked.events: %.0f events/s, %.1f us CPU/event", Double(silent.events) / Double(idleSeconds),
-             silent.events > 0 ? silent.cpu / Double(silent.events) * 1e6 : 0))
-print(String(format: "target.idle_1hz_cpu.silent_when_linked: %@ %.1f%% of a core (goal <= 5%%, outbox included; %d devices at 1 Hz, not advertising while linked)",
-             silent.share <= 5 ? "PASS" : "MISS", silent.share, deviceCount))
 print(String(format: "target.start_to_all_ready: %.2f s for %d devices, fleetd CPU %.2f s (bounded by the simulator's radio model)",
              seconds(converged), deviceCount, startCPU))
 
@@ -132,6 +117,29 @@ print(String(format: "fleet.status_rtt_under_storm.p50: %.0f us", percentile(0.5
 print(String(format: "fleet.status_rtt_under_storm.p99: %.0f us", percentile(0.99)))
 print(String(format: "target.status_p99_under_storm: %@ %.1f ms (goal < 10 ms)", percentile(0.99) < 10_000 ? "PASS" : "MISS",
              percentile(0.99) / 1000))
+
+// The same fleet with linked straps silent, as single-link peripherals are (advertise-while-linked=no): the
+// notifications alone, which is what the issue's 1 Hz target describes. Run after the storm, so that the
+// figures above are taken as before this phase existed; the storm's dropped links are up again first.
+let recoveryDeadline = ContinuousClock.now + .seconds(600)
+while try await harness.call(.status)["counts"]?.objectValue?["ready"]?.intValue != deviceCount {
+    guard ContinuousClock.now < recoveryDeadline else { throw TestKitError("\(deviceCount) devices not ready again after the storm") }
+    try await Task.sleep(for: .milliseconds(500))
+}
+// A strap linked on one adapter is no longer heard by the others: their Device1 objects go after BlueZ's
+// TemporaryTimeout (30 s, the simulator's default), up to 15 000 InterfacesRemoved (fewer: an adapter that
+// once tried a Connect keeps the object, as 5.66's dev_connect makes it permanent). The phase measures the
+// state after that, so it waits the timeout out: by the simulator's model every such object is gone then.
+_ = try await harness.sim("SetAdvertiseWhileLinked", [.string(""), .boolean(false)])
+try await Task.sleep(for: .seconds(35))
+let silent = try await oneHertzPhase()
+_ = try await harness.sim("SetAdvertiseWhileLinked", [.string(""), .boolean(true)])
+print(String(format: "fleet.silent_when_linked.events: %.0f events/s, %.1f us CPU/event", Double(silent.events) / Double(idleSeconds),
+             silent.events > 0 ? silent.cpu / Double(silent.events) * 1e6 : 0))
+print(String(format: "target.idle_1hz_cpu.silent_when_linked: %@ %.1f%% of a core (goal <= 5%%, outbox included; %d devices at 1 Hz, not advertising while linked)",
+             silent.share <= 5 ? "PASS" : "MISS", silent.share, deviceCount))
+// Two advertising intervals: every strap is heard again on every adapter before the tracked phase.
+try await Task.sleep(for: .seconds(10))
 
 // 10 000 devices tracked: BENCH_TRACKED − BENCH_DEVICES more peripherals advertising (not wanted, so resolved
 // to identities and kept in the registry and the tree), one adapter each, while the fleet stays connected

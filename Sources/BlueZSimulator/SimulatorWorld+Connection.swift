@@ -45,8 +45,10 @@ extension SimulatorWorld {
             outcome = .failure(error)
         } else if case .neverComplete = behaviour {
             outcome = nil
-        } else if peripheral == nil || peripheral?.address != parsed.address || peripheral?.spec.connectable == false {
-            // Nobody connectable answers at that address: the kernel gives up after its LE connection timeout.
+        } else if peripheral == nil || peripheral?.address != parsed.address || peripheral?.spec.connectable == false
+                    || isSilentWhileLinked(object.peripheral) {
+            // Nobody connectable answers at that address (absent, not connectable, or a single-link peripheral
+            // already linked elsewhere): the kernel gives up after its LE connection timeout.
             outcome = abort
             delay = configuration.leConnectionTimeout
         } else if adapters[a].activeLinks >= adapters[a].capacity {

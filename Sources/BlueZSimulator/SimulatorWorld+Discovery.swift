@@ -46,7 +46,7 @@ extension SimulatorWorld {
     mutating func advertise(_ id: Int, generation: UInt64, effects: inout [BusEffect]) {
         guard let peripheral = peripherals[id] else { return }
         schedule(.advert(id, generation: generation), after: peripheral.spec.advertisingInterval)
-        if !peripheral.spec.advertisesWhileLinked && isLinked(id, at: peripheral.address) { return }
+        if isSilentWhileLinked(id) { return }
         let jitter = peripheral.spec.rssiJitter
         let rssi = peripheral.spec.rssi &+ (jitter > 0 ? Int16.random(in: -jitter...jitter, using: &random) : 0)
         for a in adapters.indices
@@ -56,13 +56,17 @@ extension SimulatorWorld {
         }
     }
 
-    /// Whether the peripheral has a link at its current address on some adapter: one lookup per adapter, since
-    /// this runs for every advert.
-    private func isLinked(_ id: Int, at address: BluetoothAddress) -> Bool {
-        adapters.contains { adapter in
-            guard let object = adapter.objects[address] else { return false }
+    /// Whether the peripheral has stopped advertising because it has a link (`advertise-while-linked=no`): no
+    /// adapter hears it, and no other adapter can connect to it, since a connection starts from a connectable
+    /// advert. Runs for every advert: one lookup per adapter at its current address; only a peripheral that
+    /// has rotated (its link may be at an older address) is searched for on every object.
+    func isSilentWhileLinked(_ id: Int) -> Bool {
+        guard let peripheral = peripherals[id], !peripheral.spec.advertisesWhileLinked else { return false }
+        let linkedHere = adapters.contains { adapter in
+            guard let object = adapter.objects[peripheral.address] else { return false }
             return object.peripheral == id && object.link.isConnected
         }
+        return linkedHere || (peripheral.address != peripheral.spec.address && links(of: id) > 0)
     }
 
     /// One advertising report reaching bluetoothd while discovering.

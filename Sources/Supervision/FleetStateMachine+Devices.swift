@@ -152,13 +152,6 @@ extension FleetStateMachine {
         return actions
     }
 
-    /// A value (notification or indication) arrived on `path`: the link is doing something useful, which is
-    /// what eviction's least-recently-active order looks at.
-    public mutating func valueReceived(on path: DevicePath, now: Duration) {
-        guard let id = owners[path], devices[id]?.linkPath == path else { return }
-        adapters[path.adapter]?.slots.recordActivity(device: id.rawValue, now: now)
-    }
-
     /// Resolves an unknown path's identity; returns the id when it is a fleet device.
     mutating func resolve(_ report: DeviceReport, now: Duration, into actions: inout [FleetAction]) -> DeviceID? {
         let observation: Observation

@@ -36,8 +36,8 @@ extension FleetStateMachine {
 extension FleetStateMachine {
     /// A value arrived on `path` from the characteristic `uuid`. When the path holds its device's link and the
     /// device subscribes to that characteristic, records the link's activity (eviction takes the least recently
-    /// active link first, `valueReceived`) and returns the device; otherwise nil: a stale or twin path, or a
-    /// characteristic nobody asked for. Reads the device in place: a thousand devices at 1 Hz run this a
+    /// active link first) and returns the device; otherwise nil: a stale or twin path, or a characteristic
+    /// nobody asked for. Reads the device in place: a thousand devices at 1 Hz run this a
     /// thousand times a second, and the getter copied the whole device twice per value.
     public mutating func subscribedValue(on path: DevicePath, characteristic uuid: String, now: Duration) -> DeviceID? {
         guard let id = owners[path], let index = devices.index(forKey: id),

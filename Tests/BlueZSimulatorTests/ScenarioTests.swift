@@ -36,6 +36,7 @@ import Testing
         ("at 3 power-cycle hci4 1", .badValue, 1),
         ("adapters 2\nlink-up-order sideways", .badValue, 2),
         ("link-up-order", .badValue, 1),
+        ("device x address=A0:9E:1A:00:00:01 advertise-while-linked=maybe", .badValue, 1),
     ])
     func rejectsBadInputWithTheLine(text: String, code: ScenarioError.Code, line: Int) {
         #expect { try Scenario.parse(text) } throws: { error in

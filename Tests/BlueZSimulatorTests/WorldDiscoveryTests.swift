@@ -84,7 +84,30 @@ import Testing
         #expect(world.dropLink(named: "strap") != nil)
         let unlinked = world.advance(to: world.now + .seconds(10))
         #expect(unlinked.changes(Fixture.strapPath, .device).filter { $0.0 == "ManufacturerData" }.count == 10)
-        #expect(throws: ScenarioError.self) { try Scenario.parseDeviceDefinition("strap address=A0:9E:1A:00:00:01 advertise-while-linked=maybe") }
+    }
+
+    /// Linked on hci0, a silent peripheral is no longer heard elsewhere: a Connect from hci1 finds nobody
+    /// advertising and fails after the LE connection timeout, its object on hci2 goes after BlueZ's
+    /// TemporaryTimeout (5.66 device_disappeared), and an address rotation while linked is not heard either.
+    @Test func aSilentLinkedPeripheralIsGoneFromTheOtherAdaptersAndCannotBeLinkedTwice() throws {
+        var world = SimulatorWorld(configuration: WorldConfiguration(adapters: 3, temporaryTimeout: .seconds(30)))
+        try world.addPeripheral(Scenario.parseDeviceDefinition("strap address=A0:9E:1A:00:00:01 advertise-while-linked=no"))
+        for adapter in 0..<3 { _ = try world.startDiscovery(adapter: adapter, sender: ":1.9") }
+        let heard = world.advance(to: .seconds(2))
+        let onHci1 = "/org/bluez/hci1/dev_A0_9E_1A_00_00_01", onHci2 = "/org/bluez/hci2/dev_A0_9E_1A_00_00_01"
+        #expect(Set(heard.addedPaths) == [Fixture.strapPath, onHci1, onHci2])
+        _ = Fixture.connect(&world)
+        #expect(world.links(of: 0) == 1)
+
+        var refused = world.connect(path: onHci1, token: 7)
+        refused += world.advance(to: world.now + .seconds(21))
+        #expect(refused.reply(7) == .failure(.failed(BlueZError.leConnectionAbortByLocal)), "\(refused)")
+        #expect(world.links(of: 0) == 1, "a single-link peripheral that is linked is not linked twice")
+
+        #expect(world.rotateAddress(of: "strap") != nil)
+        let silent = world.advance(to: world.now + .seconds(30))
+        #expect(silent.removedPaths == [onHci2], "only the object nobody tried to connect to expires")
+        #expect(silent.addedPaths.isEmpty, "a rotation while linked is not heard: \(silent.addedPaths)")
     }
 
     @Test func startTwiceIsBusyAndStopWithoutStartFails() throws {

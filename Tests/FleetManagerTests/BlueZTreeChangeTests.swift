@@ -155,4 +155,30 @@ import Testing
         // bluetoothd leaving is never stale.
         #expect(!tree.apply(.serviceLost, arrival: 1).isEmpty)
     }
+
+    /// A notification (Value only) leaves the characteristic as it was; Notifying and MTU are kept, alone or
+    /// with a Value, and the value comes out with the characteristic as updated.
+    @Test func characteristicChangesKeepNotifyingAndMTUAndAValueLeavesTheRestAlone() {
+        var tree = tree(connected: true, servicesResolved: true)
+        let characteristicPath = devicePath + "/service000a/char000b"
+        tree.apply(.interfacesAdded(path: characteristicPath, interfaces: ["org.bluez.GattCharacteristic1": [
+            "UUID": .string("00002a37-0000-1000-8000-00805f9b34fb"), "Service": .objectPath(devicePath + "/service000a"),
+            "Flags": .strings(["notify"]), "Notifying": .boolean(false), "MTU": .uint16(23)]]))
+        let before = tree.characteristics[characteristicPath]
+        func change(_ properties: [String: DBusValue]) -> [BlueZTree.Change] {
+            tree.apply(.propertiesChanged(path: characteristicPath, interface: "org.bluez.GattCharacteristic1", changed: properties, invalidated: []))
+        }
+        let value = change(["Value": .bytes([0, 60])])
+        #expect(tree.characteristics[characteristicPath] == before)
+        guard case .value(let carried, [0, 60])? = value.first, value.count == 1 else { Issue.record("\(value)"); return }
+        #expect(carried == before)
+        _ = change(["MTU": .uint16(247)])
+        #expect(tree.characteristics[characteristicPath]?.mtu == 247)
+        let both = change(["Notifying": .boolean(true), "Value": .bytes([0, 61])])
+        #expect(tree.characteristics[characteristicPath]?.notifying == true && tree.characteristics[characteristicPath]?.mtu == 247)
+        guard case .value(let updated, [0, 61])? = both.first else { Issue.record("\(both)"); return }
+        #expect(updated.notifying && updated.mtu == 247)
+        _ = change(["Notifying": .boolean(false)])
+        #expect(tree.characteristics[characteristicPath]?.notifying == false)
+    }
 }

@@ -242,29 +242,30 @@ import Testing
         try driver.bringUp(b)
         driver.advance(by: .seconds(120))
         // a's link is the older one, but it keeps delivering values; b is silent.
-        driver.machine.valueReceived(on: a.path(), now: driver.now)
+        #expect(driver.machine.subscribedValue(on: a.path(), characteristic: FleetFixture.heartRate, now: driver.now) == a.id)
         driver.see(c.object())
         #expect(driver.machine.evictions.map(\.victim) == [b.id], "the idle link goes, not the one delivering values")
     }
 
-    /// What the driver calls for each notification: a subscribed characteristic on the link counts as activity;
-    /// a characteristic nobody asked for, or a path that is not the link, names no device and counts for nothing.
+    /// What the driver calls for each notification: a subscribed characteristic on the link is the link's
+    /// activity; a characteristic nobody asked for, or a path of the device that is not its link, names no
+    /// device and is nobody's activity.
     @Test func aSubscribedValueOnTheLinkIsActivityAndNothingElseIs() throws {
-        var driver = ManualDriver(try FleetFixture.machine([a.wanted(), b.wanted(), c.wanted(.critical)], settings: FleetFixture.settings(capacity: 2)))
+        var driver = ManualDriver(try FleetFixture.machine([a.wanted()]))
         driver.adapter()
         try driver.bringUp(a)
-        driver.advance(by: .seconds(1))
-        try driver.bringUp(b)
+        driver.see(a.object(1))
+        #expect(driver.machine.owners[a.path(1)] == a.id, "a second address of a, not its link")
+        func lastActivity() -> Duration? { driver.machine.adapters[FleetFixture.hci0]?.slots.links[a.id.rawValue]?.lastActivity }
+        let linkedAt = try #require(lastActivity())
         driver.advance(by: .seconds(120))
         #expect(driver.machine.subscribedValue(on: a.path(), characteristic: FleetFixture.battery, now: driver.now) == nil,
                 "read on connect, not subscribed")
         #expect(driver.machine.subscribedValue(on: a.path(1), characteristic: FleetFixture.heartRate, now: driver.now) == nil,
                 "not a's link")
-        #expect(driver.machine.subscribedValue(on: b.path(), characteristic: FleetFixture.battery, now: driver.now) == nil)
-        // So far neither link was active since it came up: the older one, a's, would go. Now a delivers.
+        #expect(lastActivity() == linkedAt, "a refused value is nobody's activity")
         #expect(driver.machine.subscribedValue(on: a.path(), characteristic: FleetFixture.heartRate, now: driver.now) == a.id)
-        driver.see(c.object())
-        #expect(driver.machine.evictions.map(\.victim) == [b.id], "the link delivering values stays")
+        #expect(lastActivity() == driver.now)
     }
 
     // MARK: Point 9. configuration wins over the snapshot
