@@ -45,10 +45,8 @@ extension SimulatorWorld {
             outcome = .failure(error)
         } else if case .neverComplete = behaviour {
             outcome = nil
-        } else if peripheral == nil || peripheral?.address != parsed.address || peripheral?.spec.connectable == false
-                    || isSilentWhileLinked(object.peripheral) {
-            // Nobody connectable answers at that address (absent, not connectable, or a single-link peripheral
-            // already linked elsewhere): the kernel gives up after its LE connection timeout.
+        } else if nobodyAnswers(at: parsed.address, peripheral: object.peripheral) {
+            // The kernel gives up after its LE connection timeout.
             outcome = abort
             delay = configuration.leConnectionTimeout
         } else if adapters[a].activeLinks >= adapters[a].capacity {
@@ -210,23 +208,33 @@ extension SimulatorWorld {
     /// Sets whether the device goes on advertising while linked (scenario key `advertise-while-linked`); an
     /// empty name sets it for every device.
     public mutating func setAdvertisesWhileLinked(named name: String, _ advertises: Bool) -> Bool {
-        if name.isEmpty {
-            for id in peripherals.keys { peripherals[id]?.spec.advertisesWhileLinked = advertises }
-            return true
+        editPeripherals(named: name) { $0.spec.advertisesWhileLinked = advertises }
+    }
+
+    /// Sets the device's answer delay; an empty name sets it for every device.
+    public mutating func setResponseDelay(named name: String, _ delay: Duration) -> Bool {
+        editPeripherals(named: name) { $0.responseDelay = delay }
+    }
+
+    /// Edits the named peripheral, or every peripheral on the air for an empty name; false when none has
+    /// that name.
+    private mutating func editPeripherals(named name: String, _ edit: (inout Peripheral) -> Void) -> Bool {
+        let ids = name.isEmpty ? Array(peripherals.keys) : peripheralID(named: name).map { [$0] } ?? []
+        guard name.isEmpty || !ids.isEmpty else { return false }
+        for id in ids {
+            guard var peripheral = peripherals[id] else { continue }
+            edit(&peripheral)
+            peripherals[id] = peripheral
         }
-        guard let id = peripheralID(named: name) else { return false }
-        peripherals[id]?.spec.advertisesWhileLinked = advertises
         return true
     }
 
-    public mutating func setResponseDelay(named name: String, _ delay: Duration) -> Bool {
-        if name.isEmpty {
-            for id in peripherals.keys { peripherals[id]?.responseDelay = delay }
-            return true
-        }
-        guard let id = peripheralID(named: name) else { return false }
-        peripherals[id]?.responseDelay = delay
-        return true
+    /// Whether a connection to `address` finds nobody to answer: no peripheral there any more, one that is
+    /// not connectable, or a single-link peripheral linked elsewhere and silent. The kernel then gives up after
+    /// its LE connection timeout (Connect and Pair alike).
+    func nobodyAnswers(at address: BluetoothAddress, peripheral id: Int) -> Bool {
+        guard let peripheral = peripherals[id] else { return true }
+        return peripheral.address != address || !peripheral.spec.connectable || isSilentWhileLinked(id)
     }
 
     public mutating func setDeviceFlag(path: String, _ name: String, _ value: Bool) -> [BusEffect] {

@@ -61,7 +61,7 @@ extension SimulatorWorld {
             let p = peripherals[object.peripheral]
             var delay = configuration.connectLatency + (p?.responseDelay ?? .zero)
             var outcome = PairingStatus.success
-            if p == nil || p?.address != parsed.address || p?.spec.connectable == false || isSilentWhileLinked(object.peripheral) {
+            if nobodyAnswers(at: parsed.address, peripheral: object.peripheral) {
                 // The LE Create Connection times out; the connection fails with ETIMEDOUT → HCI 0x08 →
                 // MGMT_STATUS_TIMEOUT, which Pair reports as AuthenticationTimeout.
                 outcome = .timeout
