@@ -27,13 +27,16 @@ struct SupervisorRestartTests {
         defer { h.stop() }
         try await h.waitFor("ready", SupervisorScenarioTests.allReady([ids[0]]))
         try await h.killDaemon()
-        // The adopted link's set-up reads on connect, which now takes 3 s: READY=1 waits for it, so start-up lasts that long.
-        try await h.sim("SetResponseDelay", [.string(""), .double(3)])
+        // The adopted link's set-up (StartNotify, the read on connect) is answered in simulated time, and READY=1
+        // waits for it. With the simulator's clock stopped, start-up lasts until the test lets it go on: a 3 s
+        // reply delay in real time once raced a loaded CI machine, which reached READY=1 before the signal.
+        try await h.sim("SetTimeScale", [.double(0)])
         let notify = try h.spawnDaemon()
         try await waitUntil("fleetd adopted the link", timeout: .seconds(20)) { h.log().contains("adopted the existing link") }
         #expect(!notify.received.contains { $0.contains("READY=1") }, "still starting when the signal comes")
         let fleetd = try #require(h.fleetd)
         try fleetd.kill(signal: SIGHUP)
+        try await h.sim("SetTimeScale", [.double(1)])
         try await h.waitForNotification("READY=1")
         try await waitUntil("the reload ran", timeout: .seconds(10)) { h.log().contains("SIGHUP: ") }
         #expect(fleetd.isRunning, "fleetd:\n\(h.log())")
