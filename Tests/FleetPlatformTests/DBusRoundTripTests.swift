@@ -25,6 +25,17 @@ struct DBusRoundTripTests {
             "Fail": DBusMethod { _ in throw DBusError.remote(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local") },
             "Never": DBusMethod { _ in try await Task.sleep(for: .seconds(3600)); return [] },
             "Lie": DBusMethod(out: "s", immediate: { _ in [.uint32(7)] }),
+            // Answers at once and then sends n ticks a millisecond apart: the caller waits for no reply meanwhile.
+            "Trickle": DBusMethod(in: "u", immediate: { [server] call in
+                guard case .uint32(let n) = call.arguments[0] else { return [] }
+                Task {
+                    for i in 0..<n {
+                        try server.emitSignal(path: "/io/fleetd/Test", interface: "io.fleetd.Test.Echo", member: "Tick", arguments: [.uint32(i)])
+                        try await Task.sleep(for: .milliseconds(1))
+                    }
+                }
+                return []
+            }),
             "Burst": DBusMethod(in: "u") { [server] call in
                 guard case .uint32(let n) = call.arguments[0] else { return [] }
                 for i in 0..<n {
@@ -211,6 +222,32 @@ struct DBusRoundTripTests {
         }
         #expect(expected == 10_000)
         #expect(batches > 0)
+    }
+
+    /// Issue 18's profile of 1 000 devices notifying once a second: the I/O thread woke once per signal (poll
+    /// returned for each), and those wake-ups were most of fleetd's CPU. While a batch is held and no reply is
+    /// awaited, the socket is not watched: what comes in the window is read in one turn when it closes.
+    @Test("a trickle of signals, one a millisecond, wakes the receiving I/O thread about once per batch window, not once per signal")
+    func signalTrickleWakeups() async throws {
+        let stream = try await client.signalBatches(matching: [DBusMatchRule(sender: "io.fleetd.Test", member: "Tick")]) { signal -> UInt32? in
+            if case .uint32(let i)? = signal.body.first { i } else { nil }
+        }
+        let ticks: UInt32 = 200
+        let before = client.ioWakeups
+        // A call in flight keeps the socket watched, so the trickle starts after the call's reply.
+        _ = try await call("Trickle", [.uint32(ticks)])
+        var received: UInt32 = 0
+        outer: for await batch in stream.batches {
+            for i in batch {
+                #expect(i == received)
+                received += 1
+                if received == ticks { break outer }
+            }
+        }
+        let wakeups = client.ioWakeups - before
+        #expect(received == ticks)
+        // A stalled sender bunches the ticks, which only lowers the count; one wake per tick is the old cost.
+        #expect(wakeups < UInt64(ticks) / 2, "\(wakeups) wake-ups for \(ticks) signals")
     }
 
     @Test("a batch stream finishes when the connection closes")

@@ -30,10 +30,17 @@ public final class DBusConnection: @unchecked Sendable {
     private var dispatched = 0
     /// `dispatched` when the batch being collected opened; I/O thread only.
     private var batchStart = 0
-    /// When the first signal of the batch being collected was offered (nil: none pending); I/O thread only.
-    private var batchOpenedAt: ContinuousClock.Instant?
+    /// When the current batch window closes (nil: no signal since a window passed empty); I/O thread only.
+    private var windowEnds: ContinuousClock.Instant?
+    /// The last read turn found the socket empty (it did not stop at its read bound); I/O thread only.
+    private var drainedThisTurn = true
     /// A reply to one of our calls was handled in this read turn; I/O thread only.
     private var repliedThisTurn = false
+    /// Times the I/O thread came back from poll: what a trickle of signals costs in wake-ups.
+    private let pollReturns = Atomic<UInt64>(0)
+    /// How many times the I/O thread has woken from poll since the connection opened (a diagnostic figure:
+    /// with signals held for company it grows once per batch window, not once per signal).
+    public var ioWakeups: UInt64 { pollReturns.load(ordering: .relaxed) }
     /// How long a small batch of signals is held for company before it is handed over.
     static let batchWindow: Duration = .milliseconds(5)
     /// A batch this large is handed over at once.
@@ -242,13 +249,15 @@ public final class DBusConnection: @unchecked Sendable {
             readTurn()
             flushOutgoing()
             expireCalls()
+            let writing = dbus_connection_has_messages_to_send(raw) != 0
             var fds = [
-                pollfd(fd: fd, events: Int16(POLLIN) | (dbus_connection_has_messages_to_send(raw) != 0 ? Int16(POLLOUT) : 0), revents: 0),
+                pollfd(fd: fd, events: (watchesSocket() ? Int16(POLLIN) : 0) | (writing ? Int16(POLLOUT) : 0), revents: 0),
                 pollfd(fd: wakeup.descriptor, events: Int16(POLLIN), revents: 0),
             ]
             if dbus_connection_get_dispatch_status(raw) == DBUS_DISPATCH_DATA_REMAINS { continue }
             do {
                 _ = try Poll.wait(&fds, timeoutMilliseconds: pollTimeoutMilliseconds())
+                pollReturns.add(1, ordering: .relaxed)
             } catch {
                 // poll fails only for lack of memory or a bug; looping on would spin, so the connection ends
                 // and every waiting call learns why.
@@ -264,35 +273,46 @@ public final class DBusConnection: @unchecked Sendable {
     /// due. libdbus reads at most 2 KiB per read, a dozen signals; while more keep arriving the turn reads on
     /// (bounded), so that a flood is handed over in batches of hundreds rather than one wake-up per dozen.
     ///
-    /// A batch is held up to `batchWindow` after its first signal for company: a fleet's adverts and
-    /// notifications arrive a few hundred microseconds apart, and handing each over alone wakes the supervisor
-    /// (and this thread) once per signal — at 1 000 devices notifying once a second, most of fleetd's CPU went
-    /// to those wake-ups (issue 18's profile). The hold is a poll timeout, so sends and replies are not held:
-    /// a turn that handled a reply hands the batch over at once, because the reply's caller may be waiting
-    /// until the signals that arrived before it are taken (arrival order).
+    /// Signals are handed over once per `batchWindow`: the first signal after a quiet spell opens a window, and
+    /// while signals keep coming each window's end hands over what it gathered and opens the next, until a
+    /// window passes without any. A fleet's adverts and notifications arrive a few hundred microseconds apart,
+    /// and handing each over alone woke the supervisor (and this thread) once per signal — at 1 000 devices
+    /// notifying once a second, most of fleetd's CPU went to those wake-ups (issue 18's profile). The window is
+    /// a poll timeout, so sends and replies are not held: a turn that handled a reply hands the batch over at
+    /// once, because the reply's caller may be waiting until the signals that arrived before it are taken
+    /// (arrival order).
     private func readTurn() {
         var reads = 0
+        drainedThisTurn = false
         repeat {
             let before = dispatched
             _ = dbus_connection_read_write(raw, 0)
             while dbus_connection_dispatch(raw) == DBUS_DISPATCH_DATA_REMAINS {}
             reads += 1
-            if dispatched == before { break }
+            if dispatched == before { drainedThisTurn = true; break }
         } while reads < 32
         let replied = repliedThisTurn
         repliedThisTurn = false
-        guard state.withLock({ $0.batchesPending }) else {
-            batchOpenedAt = nil
-            batchStart = dispatched
-            return
-        }
         let now = ContinuousClock.now
-        let opened = batchOpenedAt ?? now
-        guard replied || dispatched - batchStart >= Self.batchLimit || opened.duration(to: now) >= Self.batchWindow else {
-            batchOpenedAt = opened
+        guard state.withLock({ $0.batchesPending }) else {
+            batchStart = dispatched
+            if let due = windowEnds, due <= now { windowEnds = nil }
             return
         }
-        batchOpenedAt = nil
+        guard let due = windowEnds else {
+            windowEnds = now.advanced(by: Self.batchWindow)
+            if replied || dispatched - batchStart >= Self.batchLimit { handOverBatch() }
+            return
+        }
+        if due <= now {
+            windowEnds = now.advanced(by: Self.batchWindow)
+            handOverBatch()
+        } else if replied || dispatched - batchStart >= Self.batchLimit {
+            handOverBatch()
+        }
+    }
+
+    private func handOverBatch() {
         batchStart = dispatched
         flushSignalBatches()
     }
@@ -321,11 +341,21 @@ public final class DBusConnection: @unchecked Sendable {
         }
     }
 
+    /// Whether poll should wake for the socket. While a batch window is open and nothing waits for a reply, it
+    /// need not: what arrives meanwhile is read in one turn when the window closes, so that a trickle of
+    /// signals (1 000 devices notifying once a second) wakes this thread once per window rather than once per
+    /// signal. A call in flight, or a turn that stopped at its read bound (a flood), keeps the socket watched:
+    /// replies are never held, and a flood is read as fast as it comes. Incoming method calls (BlueZ asking
+    /// the pairing agent) wait at most one window.
+    private func watchesSocket() -> Bool {
+        guard windowEnds != nil, drainedThisTurn else { return true }
+        return state.withLock { !$0.pending.isEmpty || !$0.outgoing.isEmpty }
+    }
+
     private func pollTimeoutMilliseconds() -> Int32 {
         let callDeadline = state.withLock { state in state.pending.values.lazy.map(\.deadline).min() }
         // A batch being held is handed over when its window closes.
-        let batchDue = batchOpenedAt.map { $0.advanced(by: Self.batchWindow) }
-        guard let earliest = [callDeadline, batchDue].compactMap({ $0 }).min() else { return 1000 }
+        guard let earliest = [callDeadline, windowEnds].compactMap({ $0 }).min() else { return 1000 }
         let remaining = ContinuousClock.now.duration(to: earliest)
         if remaining <= .zero { return 0 }
         let ms = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
