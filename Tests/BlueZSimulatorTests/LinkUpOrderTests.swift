@@ -48,8 +48,11 @@ struct LinkUpOrderTests {
         try await h.discover(Self.hr)
         let script = BuildProducts.repositoryRoot + "/Tests/Clients/bleak-like-connect.py"
         let address = h.bus.address
+        // The simulator runs in this process, so a stall of it delays the client's decision: the client's budget is
+        // generous, and the run's own limit longer still, so a client that decides nothing says so itself.
         let result = try await offPool {
-            try ChildProcess.run("/usr/bin/python3", [script, Self.hr, "10"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": address])
+            try ChildProcess.run("/usr/bin/python3", [script, Self.hr, "60"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": address],
+                                 timeout: .seconds(120))
         }
         // The trace is the wire order as an independent client receives it, replies and signals together.
         switch order {

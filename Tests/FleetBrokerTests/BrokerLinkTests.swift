@@ -17,7 +17,7 @@ struct BrokerLinkTests {
         connection.start()
         try await log.waitFor("four failed attempts") { _ in log.linkEvents.count >= 4 }
         try await broker.start()
-        try await log.waitForSession(1, timeout: .seconds(10))
+        try await log.waitForSession(1, timeout: .seconds(30))
 
         let failures = log.linkEvents.prefix { if case .attemptFailed = $0 { true } else { false } }
         #expect(failures.count >= 4)
@@ -82,7 +82,7 @@ struct BrokerLinkTests {
     /// A broker that stops answering (SIGSTOP: the socket stays open) is noticed by the keep-alive, not by TCP.
     @Test func aSilentBrokerIsLostByKeepAlive() async throws {
         let broker = try await MosquittoBroker()
-        let connection = try BrokerConnection(PublisherRig.configuration(broker, gateway: "gw-silent"))
+        let connection = try BrokerConnection(PublisherRig.configuration(broker, gateway: "gw-silent", keepAlive: .seconds(5)))
         let log = BrokerEventLog(connection)
         connection.start()
         try await log.waitForSession(1)
@@ -96,7 +96,7 @@ struct BrokerLinkTests {
         guard case .library(let code, let text) = error.cause else { Issue.record("\(error)"); return }
         #expect(code == 19 && !text.isEmpty, "MOSQ_ERR_KEEPALIVE: \(error)")
         #expect(waited >= .seconds(4), "keep-alive is 5 s: \(waited)")
-        try await log.waitForSession(2, timeout: .seconds(10))
+        try await log.waitForSession(2, timeout: .seconds(30))
         await connection.shutdown()
     }
 

@@ -10,9 +10,13 @@ final class PublisherRig: Sendable {
     static let quickBackoff = BackoffConfiguration(base: .milliseconds(50), cap: .milliseconds(400), floor: .milliseconds(20),
                                                    stableAfter: .seconds(60), recoveryWindow: .zero)
 
-    static func configuration(_ broker: MosquittoBroker, gateway: String, version: BrokerConfiguration.ProtocolVersion = .mqtt311) -> BrokerConfiguration {
+    /// The keep-alive and the connect timeout are long because the client runs in the test process: a stall of it
+    /// longer than 1.5 keep-alives (7.5 s at 5 s) makes mosquitto drop the client, and a test counting sessions sees
+    /// one too many; one longer than the connect timeout during a CONNECT fails the attempt.
+    static func configuration(_ broker: MosquittoBroker, gateway: String, version: BrokerConfiguration.ProtocolVersion = .mqtt311,
+                              keepAlive: Duration = .seconds(60)) -> BrokerConfiguration {
         BrokerConfiguration(host: broker.host, port: broker.port, gatewayID: gateway, protocolVersion: version,
-                            keepAlive: .seconds(5), connectTimeout: .seconds(5), backoff: quickBackoff, randomSeed: 17)
+                            keepAlive: keepAlive, connectTimeout: .seconds(30), backoff: quickBackoff, randomSeed: 17)
     }
 
     let connection: BrokerConnection

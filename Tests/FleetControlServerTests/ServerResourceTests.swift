@@ -39,22 +39,43 @@ import Testing
     }
 
     @Test func aStreamingWatchAndABusyClientAreNotIdle() async throws {
-        let fixture = try ServerFixture(configure: { $0.idleTimeout = .milliseconds(300) })
+        let idleTimeout = Duration.milliseconds(300)
+        let fixture = try ServerFixture(configure: { $0.idleTimeout = idleTimeout })
         defer { fixture.stop() }
         let path = fixture.path
-        let watcherClosed = try await offPool { () throws -> Bool in
+        let (watcherClosed, busyAnsweredInTime) = try await offPool { () throws -> (Bool, Int) in
             let watcher = try VarlinkConnection(path: path)
             try watcher.send(FleetRequest.watch(device: nil).call())
-            let busy = try VarlinkConnection(path: path)
+            // The server's idle clock for `busy` cannot start before this: just before it connects, then each request sent.
+            var lastAsked = ContinuousClock.now
+            var busy = try VarlinkConnection(path: path)
+            var answeredInTime = 0
+            // A stall of the test process longer than the idle timeout rightly gets `busy` closed; only a close sooner
+            // than the timeout after the last request (measured to when the close is seen, so never short) is wrong.
+            func ask() throws {
+                while true {
+                    let asking = ContinuousClock.now
+                    do {
+                        _ = try busy.call(.status, timeout: .seconds(30))
+                        if asking - lastAsked < idleTimeout { answeredInTime += 1 }
+                        lastAsked = asking
+                        return
+                    } catch FleetClientError.connectionClosed where ContinuousClock.now - lastAsked >= idleTimeout {
+                        lastAsked = ContinuousClock.now
+                        busy = try VarlinkConnection(path: path)
+                    }
+                }
+            }
             // Twelve rounds of 100 ms: four idle timeouts pass while the Watch is open and the other client keeps asking.
             for _ in 0..<12 {
-                _ = try busy.call(.status, timeout: .seconds(30))
-                if try Self.closedByServer(watcher, within: .milliseconds(100)) { return true }
+                try ask()
+                if try Self.closedByServer(watcher, within: .milliseconds(100)) { return (true, answeredInTime) }
             }
-            _ = try busy.call(.status, timeout: .seconds(30))
-            return false
+            try ask()
+            return (false, answeredInTime)
         }
         #expect(!watcherClosed, "a Watch in progress is not idle, however quiet the fleet")
+        #expect(busyAnsweredInTime > 0, "no request came within the idle timeout of the one before")
     }
 
     @Test func oneUserMayHoldOnlySoManyConnections() async throws {

@@ -24,7 +24,7 @@ struct SupervisorSignalTests {
         try await h.startDaemon()
         let ready = try #require(h.readyNotifications.first { $0.contains("READY=1") })
         #expect(ready.contains("STATUS=2 wanted"), "\(ready)")
-        try await h.waitForNotification("WATCHDOG=1", timeout: .seconds(5))
+        try await h.waitForNotification("WATCHDOG=1", timeout: .seconds(30))
         try await h.waitFor("ready", SupervisorScenarioTests.allReady([SupervisorScenarioTests.id(1), SupervisorScenarioTests.id(2)]))
         let text = try String(contentsOfFile: metrics, encoding: .utf8)
         #expect(text.contains("# TYPE fleetd_devices gauge") && text.contains("fleetd_adapter_capacity{adapter=\"hci0\"}"))
@@ -42,7 +42,7 @@ struct SupervisorSignalTests {
         let socket = try #require(h.notifySocket)
         let code = try await h.signalDaemon(SIGTERM)
         #expect(code == 0)
-        try await offPool { try socket.wait(for: "STOPPING=1", timeout: .seconds(5)) }
+        try await offPool { try socket.wait(for: "STOPPING=1", timeout: .seconds(30)) }
         // The state as the store holds it after the stop: both devices, wanted, with no failure counted.
         let store = try StateStore(path: h.storePath)
         let saved = try FleetStateStore(store: store).saved

@@ -38,7 +38,7 @@ struct SupervisorStatusTests {
             let info = try await backend.status()
             answer.withLock { $0 = info }
         }
-        try await waitUntil("a Status answer while the actor is held", timeout: .seconds(5)) { answer.withLock { $0 } != nil }
+        try await waitUntil("a Status answer while the actor is held", timeout: .seconds(30)) { answer.withLock { $0 } != nil }
         let info = try #require(answer.withLock { $0 })
         #expect(info.daemon.state == .running)
         #expect(info.adapters.map(\.name) == ["hci0"])

@@ -47,7 +47,9 @@ struct DBusRoundTripTests {
         try tree.add(path: "/io/fleetd/Test", interfaces: [(echo, ["Count": .uint32(1)])])
     }
 
-    func call(_ member: String, _ args: [DBusValue], timeout: Duration = .seconds(5)) async throws(DBusError) -> DBusMessage {
+    /// The default timeout only bounds a reply that is on its way, so it is long: a stall of the test process
+    /// must not turn a reply into a timeout.
+    func call(_ member: String, _ args: [DBusValue], timeout: Duration = .seconds(30)) async throws(DBusError) -> DBusMessage {
         try await client.call(destination: "io.fleetd.Test", path: "/io/fleetd/Test", interface: "io.fleetd.Test.Echo",
                               member: member, arguments: args, timeout: timeout)
     }
@@ -120,15 +122,16 @@ struct DBusRoundTripTests {
 
     @Test("a call to a missing service fails fast with ServiceUnknown")
     func serviceUnknown() async throws {
-        let start = ContinuousClock.now
+        // Fast means the bus answered rather than the 20 s timeout firing: the error's kind says so, where a
+        // wall-clock bound could be broken by a stall of the test process.
         do {
             _ = try await client.call(destination: "org.bluez", path: "/", interface: "org.freedesktop.DBus.ObjectManager",
                                       member: "GetManagedObjects", timeout: .seconds(20))
             Issue.record("expected an error")
         } catch {
+            #expect(error.code == .remote, "answered by the bus, not timed out: \(error.code) \(error)")
             #expect(error.name == "org.freedesktop.DBus.Error.ServiceUnknown")
         }
-        #expect(ContinuousClock.now - start < .seconds(5))
     }
 
     @Test("a call with no reply fails with a timeout error after its timeout")

@@ -40,10 +40,12 @@ struct OutboxMemoryBoundTests {
         // Another connection holds the write lock: the writer's next transaction waits, then fails as busy.
         let blocker = try SQLiteDatabase(path: fixture.path)
         try blocker.execute("BEGIN IMMEDIATE")
-        for n in 0..<20 { outbox.append(sampleReading("d", n)) }
+        // In one call: with a 1 ms commit delay, a stall of the test between single appends let the writer take a
+        // smaller first batch, and the wait for 20 in flight timed out.
+        outbox.append(contentsOf: (0..<20).map { sampleReading("d", $0) })
         try waitForCore(outbox, "the writer to take the first 20 readings") { $0.inFlight == 20 }
         // While that batch is being written, 80 more arrive: 100 in memory, twice the bound.
-        for n in 20..<100 { outbox.append(sampleReading("d", n)) }
+        outbox.append(contentsOf: (20..<100).map { sampleReading("d", $0) })
         try waitForCore(outbox, "the busy write to fail") { $0.metrics.failedCommits == 1 }
         try blocker.execute("ROLLBACK")
 

@@ -64,6 +64,9 @@ extension FleetControlClient {
             if condition(last) { return }
             _ = try? watch.receive(timeout: .milliseconds(200))
         }
+        // Once more after the deadline: a stall of the test process in the last wait must not fail a condition that holds.
+        last = try devicesBlocking()
+        if condition(last) { return }
         throw TestKitError("timed out after \(timeout) waiting for \(what); devices: \(Self.states(last))\n--- fleetd log (tail) ---\n\(logTail())")
     }
 
@@ -93,6 +96,14 @@ extension FleetControlClient {
         var events: [[String: JSONValue]] = []
         while ContinuousClock.now < deadline {
             guard let reply = try? watch.receive(timeout: .milliseconds(200)) else { continue }
+            events.append(reply.untypedParameters["event"]?.objectValue ?? reply.untypedParameters)
+            if condition(events) { return events }
+        }
+        // After the deadline, what fleetd already sent is read before giving up: a stall of the test process must not
+        // fail a watch whose events wait on the socket. Fresh short timeouts (an expired one reads nothing), and a
+        // bound, as fleetd may go on sending.
+        let drained = ContinuousClock.now + .seconds(2)
+        while ContinuousClock.now < drained, let reply = try? watch.receive(timeout: .milliseconds(500)) {
             events.append(reply.untypedParameters["event"]?.objectValue ?? reply.untypedParameters)
             if condition(events) { return events }
         }
