@@ -132,9 +132,6 @@ final class ClientConnection: ReplySink {
         activity.withLock { $0.callsInProgress += 1 }
     }
 
-    /// Requests that arrived and are not answered yet (a streaming `Watch` until its stream ends).
-    var callsInProgress: Int { activity.withLock { $0.callsInProgress } }
-
     /// Call task: a request has been answered (or its stream ended).
     func callFinished() {
         activity.withLock { state in

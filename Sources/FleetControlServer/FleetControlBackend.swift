@@ -8,10 +8,6 @@ import FleetProtocol
 /// Authorization is done before these are called; the backend need not check the caller.
 public protocol FleetControlBackend: Sendable {
     func status() async throws -> StatusInfo
-    /// Status without waiting for anything (no actor, no I/O), or nil when it cannot be had that way. The
-    /// server then answers Status on its socket thread: under load every task thread may be busy with the
-    /// supervisor's work, and an operator's `fleetctl status` queued behind it took 20–30 ms (issue 18).
-    func statusAtOnce() -> StatusInfo?
     func listDevices() async throws -> [DeviceInfo]
     func showDevice(_ reference: String) async throws -> DeviceDetail
     /// Want the device connected now; admission may evict another device (say so in the outcome).
@@ -51,8 +47,6 @@ public protocol FleetControlBackend: Sendable {
 
 /// A backend without an outbox or pairing (tests' fakes, benchmarks) refuses those methods.
 extension FleetControlBackend {
-    public func statusAtOnce() -> StatusInfo? { nil }
-
     public func watchStored(_ reference: String?, since: Int64?, consumer: String?) async throws -> AsyncThrowingStream<WatchEvent, any Error> {
         throw FleetControlError.notImplemented(method: FleetInterface.Method.watch.qualifiedName)
     }

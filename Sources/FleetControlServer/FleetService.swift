@@ -31,19 +31,6 @@ public struct FleetService: Sendable {
         }
     }
 
-    /// The reply to `call` when it can be given without waiting (Status from a backend that has it at once),
-    /// else nil: the caller then hands the call to `handle`. A oneway call is never answered here.
-    public func answerAtOnce(_ call: VarlinkCall) -> VarlinkReply? {
-        guard !call.oneway, !call.more, call.interface == FleetInterface.name, call.member == FleetInterface.Method.status.rawValue,
-              let status = backend.statusAtOnce() else { return nil }
-        do {
-            return try VarlinkReply(parameters: status)
-        } catch {
-            log("\(call.method) failed: \(error)")
-            return VarlinkReply(error: FleetControlError.failed(String(describing: error)).varlinkError)
-        }
-    }
-
     private func dispatch(_ call: VarlinkCall, authority: CallerAuthority, sink: any ReplySink) async throws {
         switch call.interface {
         case VarlinkError.serviceInterface:
@@ -86,10 +73,7 @@ public struct FleetService: Sendable {
 
     private func answer(_ request: FleetRequest) async throws -> VarlinkReply {
         switch request {
-        case .status:
-            // The same source as `answerAtOnce`: this path only means an earlier call on the connection is still open.
-            if let status = backend.statusAtOnce() { return try VarlinkReply(parameters: status) }
-            return try VarlinkReply(parameters: try await backend.status())
+        case .status: return try VarlinkReply(parameters: try await backend.status())
         case .listDevices: return try VarlinkReply(parameters: DeviceList(devices: try await backend.listDevices()))
         case .showDevice(let device): return try VarlinkReply(parameters: try await backend.showDevice(device))
         case .connect(let device): return try VarlinkReply(parameters: try await backend.connect(device))

@@ -334,14 +334,7 @@ public final class VarlinkServer: Sendable {
                             do throws(VarlinkCall.FrameError) {
                                 let call = try VarlinkCall(frame: bytes)
                                 client.connection.callArrived()
-                                // Answered here when it needs no waiting and no earlier call is still being
-                                // answered (replies keep the calls' order).
-                                if client.connection.callsInProgress == 1, let reply = server.service.answerAtOnce(call) {
-                                    _ = client.connection.send(reply, force: true)
-                                    client.connection.callFinished()
-                                } else {
-                                    client.connection.inboundContinuation.yield(.call(call))
-                                }
+                                client.connection.inboundContinuation.yield(.call(call))
                             } catch {
                                 switch error {
                                 case .notACall(let reason):

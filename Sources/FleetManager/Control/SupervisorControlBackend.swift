@@ -18,7 +18,6 @@ public struct SupervisorControlBackend: FleetControlBackend {
 
     /// Answered from the supervisor's last publication, without waiting for the actor (`StatusBoard`).
     public func status() async throws -> StatusInfo { supervisor.statusInfo(version: version) }
-    public func statusAtOnce() -> StatusInfo? { supervisor.statusInfo(version: version) }
     public func listDevices() async throws -> [DeviceInfo] { await supervisor.deviceInfos() }
     public func showDevice(_ reference: String) async throws -> DeviceDetail { try await supervisor.showDevice(reference) }
     public func connect(_ reference: String) async throws -> ConnectOutcome { try await supervisor.connect(reference) }

@@ -20,44 +20,19 @@ public actor InMemoryBackend: FleetControlBackend {
     /// Events every Watch stream starts with (then it stays open, like the daemon's).
     public var scriptedEvents: [WatchEvent] = []
 
-    /// What `statusAtOnce` answers (nil: the server must ask `status()`, like a backend without a publication).
-    public nonisolated let statusPublished: StatusInfo?
-    /// How many times `status()` was awaited.
-    public private(set) var statusCalls = 0
-    /// While true, ListDevices waits until `releaseListDevices()`.
-    public private(set) var listDevicesHeld = false
-    private var heldListDevices: [CheckedContinuation<Void, Never>] = []
-    public var listDevicesWaiting: Int { heldListDevices.count }
-
-    public init(statusPublished: StatusInfo? = nil) {
-        self.statusPublished = statusPublished
-    }
-
-    public nonisolated func statusAtOnce() -> StatusInfo? { statusPublished }
-
-    public func holdListDevices() { listDevicesHeld = true }
-
-    public func releaseListDevices() {
-        listDevicesHeld = false
-        for waiting in heldListDevices { waiting.resume() }
-        heldListDevices.removeAll()
-    }
+    public init() {}
 
     public func setScriptedEvents(_ events: [WatchEvent]) { scriptedEvents = events }
 
     public func status() async throws -> StatusInfo {
-        statusCalls += 1
-        return StatusInfo(daemon: DaemonInfo(version: "0.1.0-test", uptimeSeconds: 3725, state: .running),
+        StatusInfo(daemon: DaemonInfo(version: "0.1.0-test", uptimeSeconds: 3725, state: .running),
                    adapters: [AdapterInfo(name: "hci0", address: "00:1A:7D:DA:71:13", powered: true, slotsUsed: 1, slotsCapacity: 7),
                               AdapterInfo(name: "hci1", powered: false, slotsUsed: 1, slotsCapacity: 5)],
                    counts: DeviceCounts(wanted: devices.count, ready: devices.filter { $0.state == .ready }.count,
                                         backingOff: devices.filter { $0.state == .backingOff }.count, failed: 0))
     }
 
-    public func listDevices() async throws -> [DeviceInfo] {
-        if listDevicesHeld { await withCheckedContinuation { heldListDevices.append($0) } }
-        return devices
-    }
+    public func listDevices() async throws -> [DeviceInfo] { devices }
 
     private func index(of reference: String) throws(FleetControlError) -> Int {
         let device = try DeviceReference.resolve(reference, in: devices)
