@@ -129,7 +129,7 @@ extension DBusObjectTree {
 
     /// The ObjectManager view: every object under the manager path with all its interfaces and properties.
     func managedObjects() -> DBusValue {
-        let snapshot = objects.withLock { objects in objects.filter { $0.key.hasPrefix(objectManagerPath) && $0.key != objectManagerPath } }
+        let snapshot = objects.withLock { objects in objects.byPath.filter { $0.key.hasPrefix(objectManagerPath) && $0.key != objectManagerPath } }
         let entries = snapshot.keys.sorted().map { path -> DBusDictEntry in
             let object = snapshot[path]!
             let ifaces = object.order.map { name in DBusDictEntry(.string(name), .vardict(object.interfaces[name]!.properties)) }
@@ -140,14 +140,7 @@ extension DBusObjectTree {
 
     /// Introspection XML: the object's interfaces (with method and property signatures) and its child nodes.
     func introspect(path: String) -> String {
-        let (object, children) = objects.withLock { objects -> (ExportedObject?, [String]) in
-            let prefix = path == "/" ? "/" : path + "/"
-            var children = Set<String>()
-            for key in objects.keys where key.hasPrefix(prefix) && key != path {
-                if let first = key.dropFirst(prefix.count).split(separator: "/").first { children.insert(String(first)) }
-            }
-            return (objects[path], children.sorted())
-        }
+        let (object, children) = objects.withLock { objects in (objects[path], objects.childNames(of: path)) }
         var xml = "<!DOCTYPE node PUBLIC \"-//freedesktop//DTD D-BUS Object Introspection 1.0//EN\" \"http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd\">\n<node>\n"
         xml += "  <interface name=\"org.freedesktop.DBus.Introspectable\"><method name=\"Introspect\"><arg name=\"xml\" type=\"s\" direction=\"out\"/></method></interface>\n"
         if path == objectManagerPath {

@@ -9,7 +9,7 @@ import Synchronization
 public final class DBusObjectTree: Sendable {
     public let connection: DBusConnection
     public let objectManagerPath: String
-    let objects = Mutex<[String: ExportedObject]>([:])
+    let objects = Mutex(ExportedObjects())
 
     public init(connection: DBusConnection, objectManagerPath: String = "/") {
         self.connection = connection
@@ -48,8 +48,7 @@ public final class DBusObjectTree: Sendable {
     /// Removes the object at `path` and, first, every object below it, emitting InterfacesRemoved for each.
     public func remove(path: String) {
         let removed = objects.withLock { objects -> [(String, [String])] in
-            let doomed = objects.keys.filter { $0 == path || $0.hasPrefix(path + "/") }.sorted { $0.count > $1.count }
-            return doomed.compactMap { key in objects.removeValue(forKey: key).map { (key, $0.order) } }
+            objects.removeSubtree(path).map { ($0.path, $0.object.order) }
         }
         for (objectPath, names) in removed {
             try? connection.emitSignal(path: objectManagerPath, interface: "org.freedesktop.DBus.ObjectManager",
