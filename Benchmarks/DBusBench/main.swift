@@ -131,5 +131,29 @@ print(String(format: "dbus.roundtrip.ratio: %.2f", best(layerCalls) / best(bareC
 print(String(format: "dbus.signals.bare_libdbus: %.0f signals/s", best(bareSig)))
 print(String(format: "dbus.signals.fleet_layer: %.0f signals/s", best(layerSig)))
 print(String(format: "dbus.signals.ratio: %.2f", best(layerSig) / best(bareSig)))
+
+// MARK: the exported tree: 16 adapters' worth of Device1 objects (1 000 with a GATT service and two
+// characteristics below), then the 15 000 unlinked ones removed, as when a fleet's TemporaryTimeout runs out in
+// the simulator. Removal costs what it removes; adding the same objects is the baseline of the same run.
+let device = DBusInterfaceSpec(name: "org.bluez.Device1")
+let gatt = DBusInterfaceSpec(name: "org.bluez.GattService1")
+var linked: [String] = []
+var unlinked: [String] = []
+for adapter in 0..<16 {
+    for index in 0..<1000 {
+        let path = String(format: "/org/bluez/hci%d/dev_B0_00_00_00_%02X_%02X", adapter, index / 256, index % 256)
+        if index % 16 == adapter { linked.append(path) } else { unlinked.append(path) }
+    }
+}
+let addStart = ContinuousClock.now
+for path in linked + unlinked { try tree.add(path: path, interfaces: [(device, ["Connected": .boolean(false)])]) }
+for path in linked { for child in ["/service0010", "/service0010/char0011", "/service0010/char0014"] { try tree.add(path: path + child, interfaces: [(gatt, [:])]) } }
+let added = ContinuousClock.now - addStart
+let removeStart = ContinuousClock.now
+for path in unlinked { tree.remove(path: path) }
+let removed = ContinuousClock.now - removeStart
+print(String(format: "dbus.tree.add_%d_objects: %.0f ms", linked.count * 4 + unlinked.count, Double(added.components.attoseconds) / 1e15 + Double(added.components.seconds) * 1000))
+print(String(format: "dbus.tree.remove_%d_of_them: %.0f ms (%.2f of the time to add them all)", unlinked.count,
+             Double(removed.components.attoseconds) / 1e15 + Double(removed.components.seconds) * 1000, rate(1, added) / rate(1, removed)))
 server.close()
 bus.stop()
