@@ -18,7 +18,7 @@ public final class BlueZClient: Sendable {
 
     /// Every signal from bluetoothd, and bluetoothd leaving and reappearing on the bus, in arrival order (one
     /// subscription, so object changes, property changes and the name's owner never overtake each other), in
-    /// batches: each element is what one read turn of the D-Bus thread brought, already classified there, so a
+    /// batches: each element is what one batch window of the D-Bus thread gathered, already classified there, so a
     /// flood costs one hand-off per batch rather than two per signal (issue 18). Each event carries its
     /// arrival number, so that a reader can tell how far it has got (`BlueZEvents.lastDelivered`).
     public func events() async throws(BlueZError) -> BlueZEvents {

@@ -1,11 +1,11 @@
-/// Signals delivered in batches: everything one turn of the I/O thread read that matched, as one element.
+/// Signals delivered in batches: everything that matched in one batch window of the I/O thread, as one element.
 ///
 /// A per-signal `AsyncStream` wakes its consumer once per signal, and a consumer that relays into an actor adds a
 /// second hop; under a flood those thread hand-offs cost more than the work (issue 18). A batch is handed over
-/// once per read turn, already turned into the consumer's own type on the I/O thread.
+/// once per batch window (`DBusConnection.batchWindow`), already turned into the consumer's own type on the I/O thread.
 extension DBusConnection {
     /// Subscribes to signals matching any of `rules`, transformed on the I/O thread (nil drops a signal) and
-    /// yielded in arrival order, one array per read turn. The stream finishes when the connection closes;
+    /// yielded in arrival order, one array per batch window. The stream finishes when the connection closes;
     /// ending the iteration removes the matches from the bus. `transform` runs on the I/O thread: it must be
     /// quick and must not block.
     public func signalBatches<Element: Sendable>(matching rules: [DBusMatchRule],
@@ -25,7 +25,7 @@ extension DBusConnection {
         return SignalBatches(batches: stream, delivered: delivered)
     }
 
-    /// Runs on the I/O thread at the end of a read turn: hands each batch subscriber what the turn collected.
+    /// Runs on the I/O thread when a batch is due: hands each batch subscriber what the window gathered.
     func flushSignalBatches() {
         let batchers = state.withLock { state -> [any SignalBatchSink] in
             guard state.batchesPending else { return [] }
