@@ -145,7 +145,7 @@ import Testing
                         for _ in 0..<(worker < 2 ? 4000 : 400) {
                             if worker < 2 {
                                 _ = try? VarlinkConnection(path: absent)
-                            } else if (try? VarlinkConnection(path: live).call(.status, timeout: .seconds(10)))?["daemon"] == nil {
+                            } else if (try? VarlinkConnection(path: live).call(.status, timeout: .seconds(30)))?["daemon"] == nil {
                                 failed += 1
                             }
                         }

@@ -22,7 +22,7 @@ struct ControlVocabularyAgainstFleetdTests {
     @Test("a device backing off is `backingOff` on every wire, and fleetctl colours it")
     func backingOff() async throws {
         let config = SupervisorScenarioTests.wanted(1...1, policyClass: "normal")
-            + "\n[policy \"normal\"]\nbackoff-base = 1s\nbackoff-factor = 60\nbackoff-cap = 60s\njitter = none\n"
+            + "\n[policy \"normal\"]\nbackoff-base = 1s\nbackoff-factor = 8\nbackoff-cap = 60s\njitter = none\n"
         let harness = try await FleetHarness(scenario: "adapters 1\n" + SupervisorScenarioTests.straps(1), configuration: config, startFleetd: false)
         defer { harness.stop() }
         try await harness.sim("SetConnectBehaviour", [.string("s1"), .string("fail"), .string(""), .string("")])
@@ -32,8 +32,9 @@ struct ControlVocabularyAgainstFleetdTests {
             events.contains { $0["kind"]?.stringValue == "lifecycle" && $0["state"]?.stringValue == DeviceState.backingOff.rawValue }
         }
         #expect(!events.contains { $0["state"]?.stringValue == "backoff" }, "the Watch stream speaks the interface's names")
-        // Delays of 1 s, then 60 s: wait for the long one, so the checks below see the device still backing off. It
-        // runs on fleetd's real clock: with 30 s left, a stall of the test process cannot let the retry start first.
+        // Delays of 1 s, 8 s, then 60 s (the Watch above sees at least the third backoff, about 10 s after the start):
+        // wait for the 60 s one, so the checks below see the device still backing off. It runs on fleetd's real
+        // clock: with 30 s left, a stall of the test process cannot let the retry start first.
         try await harness.waitFor("a long backoff") { devices in
             devices[id]?["state"]?.stringValue == "backingOff" && (devices[id]?["nextRetryInSeconds"]?.doubleValue ?? 0) > 30
         }

@@ -45,7 +45,7 @@ public final class DBusConnection: @unchecked Sendable {
     /// devices notifying once a second, linked straps silent, fleetd's share of a core by window: 5 ms 8.7 %,
     /// 20 ms 6.6 %, 50 ms 5.6 %, 100 ms 5.7 % (issue 18; docs/performance.md). A reading reaches fleetd's
     /// consumers at most this much later, well inside a BLE connection event or two.
-    static let batchWindow: Duration = .milliseconds(50)
+    public static let batchWindow: Duration = .milliseconds(50)
     /// A batch this large is handed over at once.
     static let batchLimit = 512
 
