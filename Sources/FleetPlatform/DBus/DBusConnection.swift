@@ -359,9 +359,10 @@ public final class DBusConnection: @unchecked Sendable {
     /// signals (1 000 devices notifying once a second) wakes this thread once per window rather than once per
     /// signal. A call in flight keeps the socket watched (replies are never held), and so do a window that has
     /// gathered `holdLimit` messages, or follows one that did, and a socket that still has bytes to read: a
-    /// flood is read as fast as it comes. Held, a flood filled the socket's buffer and waited for the window's end, and fleetd took
-    /// 7 620 events/s where the bare loop took 35 323 (FloodBench); whether bytes wait is asked of the socket,
-    /// because a read that ends inside a large message dispatches nothing and looks like an empty socket.
+    /// flood is read as fast as it comes. Held, a flood filled the socket's buffer and waited for the window's
+    /// end, and fleetd took 7 620 events/s where the bare loop took 35 323 (FloodBench). Whether bytes wait is
+    /// asked of the socket, because a read that ends inside a large message dispatches nothing and looks like
+    /// an empty socket.
     /// Incoming method calls (BlueZ asking the pairing agent) wait at most one window.
     private func watchesSocket(_ fd: Int32) -> Bool {
         guard windowEnds != nil, lastWindowMessages < Self.holdLimit, dispatched - windowOpenedAt < Self.holdLimit else { return true }
