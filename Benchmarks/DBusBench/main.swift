@@ -152,8 +152,8 @@ let added = ContinuousClock.now - addStart
 let removeStart = ContinuousClock.now
 for path in unlinked { tree.remove(path: path) }
 let removed = ContinuousClock.now - removeStart
-print(String(format: "dbus.tree.add_%d_objects: %.0f ms", linked.count * 4 + unlinked.count, Double(added.components.attoseconds) / 1e15 + Double(added.components.seconds) * 1000))
+print(String(format: "dbus.tree.add_%d_objects: %.0f ms", linked.count * 4 + unlinked.count, added / .milliseconds(1)))
 print(String(format: "dbus.tree.remove_%d_of_them: %.0f ms (%.2f of the time to add them all)", unlinked.count,
-             Double(removed.components.attoseconds) / 1e15 + Double(removed.components.seconds) * 1000, rate(1, added) / rate(1, removed)))
+             removed / .milliseconds(1), removed / added))
 server.close()
 bus.stop()

@@ -309,20 +309,18 @@ public final class DBusConnection: @unchecked Sendable {
             }
             return
         }
-        guard let due = windowEnds else {
-            windowEnds = now.advanced(by: Self.batchWindow)
-            windowOpenedAt = batchStart
-            if replied || dispatched - batchStart >= Self.batchLimit { handOverBatch() }
-            return
-        }
-        if due <= now {
+        if let due = windowEnds, due <= now {
             windowEnds = now.advanced(by: Self.batchWindow)
             lastWindowMessages = dispatched - windowOpenedAt
             windowOpenedAt = dispatched
             handOverBatch()
-        } else if replied || dispatched - batchStart >= Self.batchLimit {
-            handOverBatch()
+            return
         }
+        if windowEnds == nil {
+            windowEnds = now.advanced(by: Self.batchWindow)
+            windowOpenedAt = batchStart
+        }
+        if replied || dispatched - batchStart >= Self.batchLimit { handOverBatch() }
     }
 
     private func handOverBatch() {
