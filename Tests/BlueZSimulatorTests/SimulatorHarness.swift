@@ -35,7 +35,7 @@ final class SimulatorHarness: Sendable {
 
     /// Waits for a signal matching `predicate` that arrived after `index` signals; returns its position.
     @discardableResult
-    func waitForSignal(_ what: String, after index: Int = 0, timeout: Duration = .seconds(10),
+    func waitForSignal(_ what: String, after index: Int = 0, timeout: Duration = .seconds(30),
                        _ predicate: @escaping (DBusMessage) -> Bool) async throws -> Int {
         var found: Int?
         try await waitUntil(what, timeout: timeout) {
@@ -47,7 +47,7 @@ final class SimulatorHarness: Sendable {
     }
 
     func bluez(_ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue] = [],
-               timeout: Duration = .seconds(10)) async throws(DBusError) -> [DBusValue] {
+               timeout: Duration = .seconds(30)) async throws(DBusError) -> [DBusValue] {
         try await client.call(destination: "org.bluez", path: path, interface: interface, member: member,
                               arguments: arguments, timeout: timeout).body
     }

@@ -18,7 +18,7 @@ public final class BrokerEventLog: Sendable {
 
     /// Waits until some recorded event satisfies `match`, and returns it.
     @discardableResult
-    public func waitFor(_ what: String, timeout: Duration = .seconds(15), _ match: @escaping (BrokerEvent) -> Bool) async throws -> BrokerEvent {
+    public func waitFor(_ what: String, timeout: Duration = .seconds(30), _ match: @escaping (BrokerEvent) -> Bool) async throws -> BrokerEvent {
         var found: BrokerEvent?
         try await waitUntil(what, timeout: timeout) {
             found = self.events.first(where: match)
@@ -28,7 +28,7 @@ public final class BrokerEventLog: Sendable {
     }
 
     /// Waits for the `connected` event of session `session`.
-    public func waitForSession(_ session: Int, timeout: Duration = .seconds(15)) async throws {
+    public func waitForSession(_ session: Int, timeout: Duration = .seconds(30)) async throws {
         try await waitFor("broker session \(session)", timeout: timeout) {
             if case .link(.connected(session, _)) = $0 { true } else { false }
         }

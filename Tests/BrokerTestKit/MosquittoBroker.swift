@@ -55,7 +55,7 @@ public final class MosquittoBroker: @unchecked Sendable {
             let passwords = directory.path + "/passwords"
             for (index, (user, password)) in options.users.sorted(by: { $0.key < $1.key }).enumerated() {
                 let arguments = (index == 0 ? ["-c"] : []) + ["-b", passwords, user, password]
-                let result = try ChildProcess.run("/usr/bin/mosquitto_passwd", arguments, timeout: .seconds(10))
+                let result = try ChildProcess.run("/usr/bin/mosquitto_passwd", arguments, timeout: .seconds(30))
                 guard result.code == 0 else { throw TestKitError("mosquitto_passwd failed: \(result.stderr)") }
             }
         }
@@ -113,7 +113,7 @@ public final class MosquittoBroker: @unchecked Sendable {
         let child = try ChildProcess(Self.executable, ["-c", configPath], stdout: logPath, stderr: logPath)
         process = child
         let port = self.port
-        try await waitUntil("mosquitto to accept connections on port \(port)", timeout: .seconds(10)) {
+        try await waitUntil("mosquitto to accept connections on port \(port)") {
             guard child.isRunning else { throw TestKitError("mosquitto exited: \(self.log)") }
             return Self.accepts(port: port)
         }

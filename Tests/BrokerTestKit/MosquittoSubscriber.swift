@@ -53,7 +53,7 @@ public final class MosquittoSubscriber: @unchecked Sendable {
                 throw TestKitError("mosquitto_sub exited: \((try? String(contentsOfFile: broker.directory.path + "/\(clientID).err", encoding: .utf8)) ?? "")")
             }
             let arguments = authentication + ["-t", marker, "-m", "ready", "-q", "1"]
-            _ = try await offPool { try ChildProcess.run("/usr/bin/mosquitto_pub", arguments, timeout: .seconds(10)) }
+            _ = try await offPool { try ChildProcess.run("/usr/bin/mosquitto_pub", arguments, timeout: .seconds(30)) }
             do {
                 try await waitFor("the marker \(marker)", timeout: .milliseconds(500)) { $0.contains { $0.topic == marker } }
                 return
@@ -101,7 +101,7 @@ public final class MosquittoSubscriber: @unchecked Sendable {
     public static func retained(on topic: String, broker: MosquittoBroker, username: String? = nil, password: String? = nil) async throws -> SubscribedMessage? {
         let arguments = broker.clientArguments(username: username, password: password)
             + ["-t", topic, "-C", "1", "-W", "2", "-F", "%r %t %p", "--retained-only"]
-        let result = try await offPool { try ChildProcess.run("/usr/bin/mosquitto_sub", arguments, timeout: .seconds(10)) }
+        let result = try await offPool { try ChildProcess.run("/usr/bin/mosquitto_sub", arguments, timeout: .seconds(30)) }
         let line = result.stdout.split(separator: "\n").first.map(String.init) ?? ""
         let fields = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
         guard result.code == 0, fields.count >= 2 else { return nil }

@@ -76,7 +76,7 @@ import Testing
             }
             return try await group.reduce(into: [(Int, Int)]()) { $0.append($1) }
         }
-        let status = try await offPool { try VarlinkConnection(path: path).call(.status, timeout: .seconds(10)) }
+        let status = try await offPool { try VarlinkConnection(path: path).call(.status, timeout: .seconds(30)) }
         #expect(status["daemon"] != nil)
         let replies = counts.map(\.0).reduce(0, +)
         #expect(replies > 50_000, "most frames are answered, not dropped")

@@ -80,7 +80,7 @@ struct SupervisorPairingTests {
         // The store is written a moment after the change (writes are coalesced); sqlite3 reads it as an operator would.
         let query = "SELECT bond_adapter FROM devices WHERE id = '\(Self.meterID)'"
         try await waitUntil("the state store records the bond") {
-            let result = try await offPool { try ChildProcess.run("/usr/bin/sqlite3", [harness.storePath, query], timeout: .seconds(10)) }
+            let result = try await offPool { try ChildProcess.run("/usr/bin/sqlite3", [harness.storePath, query], timeout: .seconds(30)) }
             return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "hci0"
         }
     }

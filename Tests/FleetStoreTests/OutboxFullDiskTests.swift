@@ -23,7 +23,7 @@ struct OutboxFullDiskTests {
 
         let filler = try disk.fill()
         for n in 50..<1550 { outbox.append(sampleReading("a", n)) }
-        try await waitUntil("the commit to fail", timeout: .seconds(10)) { outbox.stats().failing }
+        try await waitUntil("the commit to fail") { outbox.stats().failing }
         var stats = outbox.stats()
         let error = try #require(stats.lastError)
         #expect(error.kind == .full, "expected a full-disk error, got \(error)")
@@ -42,7 +42,12 @@ struct OutboxFullDiskTests {
         #expect(outbox.subscribe() != nil)
 
         try FileManager.default.removeItem(atPath: filler)
-        try await waitUntil("writes to resume", timeout: .seconds(10)) { outbox.stats().pending == 0 }
+        do {
+            try await waitUntil("writes to resume") { outbox.stats().pending == 0 }
+        } catch {
+            Issue.record("\(error): \(outbox.stats()); notices: \(notices.all)")
+            throw error
+        }
         stats = outbox.stats()
         #expect(!stats.failing)
         let dropped = Int(stats.droppedInMemory)

@@ -39,7 +39,7 @@ final class NoticeLog: @unchecked Sendable {
 }
 
 /// The next element of a stream, or a failure after `timeout`.
-func next<T: Sendable>(_ iterator: inout AsyncStream<T>.Iterator, timeout: Duration = .seconds(10), _ what: String) async throws -> T? {
+func next<T: Sendable>(_ iterator: inout AsyncStream<T>.Iterator, timeout: Duration = .seconds(30), _ what: String) async throws -> T? {
     let box = IteratorBox(iterator)
     let result = try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { await box.next() }

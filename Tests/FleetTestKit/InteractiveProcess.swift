@@ -59,13 +59,13 @@ public final class InteractiveProcess: @unchecked Sendable {
     /// Waits until output after the last match contains `text`; returns that output (up to and including
     /// the match). Throws with everything seen when the deadline passes first.
     @discardableResult
-    public func expect(_ text: String, timeout: Duration = .seconds(10)) throws -> String {
+    public func expect(_ text: String, timeout: Duration = .seconds(30)) throws -> String {
         try expect(text, from: consumed, timeout: timeout)
     }
 
     /// Waits until the whole output (matched or not) contains `text`, for lines whose order relative to
     /// others the tool does not fix; does not move the match position.
-    public func expectAnywhere(_ text: String, timeout: Duration = .seconds(10)) throws {
+    public func expectAnywhere(_ text: String, timeout: Duration = .seconds(30)) throws {
         let saved = consumed
         _ = try expect(text, from: 0, timeout: timeout)
         consumed = saved
