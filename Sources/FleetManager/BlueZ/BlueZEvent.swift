@@ -30,10 +30,10 @@ public enum BlueZEvent: Sendable {
             return .interfacesRemoved(path: path, interfaces: names)
         case (BlueZName.properties, "PropertiesChanged"):
             guard message.signature == "sa{sv}as", case .string(let iface) = message.body[0],
-                  let changed = message.body[1].stringKeyed, let invalidated = message.body[2].stringArray, let path = message.path else {
+                  let changed = unwrappedProperties(message.body[1]), let invalidated = message.body[2].stringArray, let path = message.path else {
                 return .malformed("PropertiesChanged with signature '\(message.signature)' on \(message.path ?? "?")")
             }
-            return .propertiesChanged(path: path, interface: iface, changed: changed.mapValues(\.unwrapped), invalidated: invalidated)
+            return .propertiesChanged(path: path, interface: iface, changed: changed, invalidated: invalidated)
         case ("org.freedesktop.DBus", "NameOwnerChanged") where message.sender == "org.freedesktop.DBus":
             guard message.body.count == 3, case .string(let newOwner) = message.body[2] else {
                 return .malformed("NameOwnerChanged with signature '\(message.signature)'")
@@ -42,6 +42,17 @@ public enum BlueZEvent: Sendable {
         default:
             return nil
         }
+    }
+
+    /// An `a{sv}` as a dictionary of its unwrapped values, built in one pass (the flood path: one per signal).
+    private static func unwrappedProperties(_ value: DBusValue) -> [String: DBusValue]? {
+        guard case .dictionary(_, _, let entries) = value else { return nil }
+        var out = [String: DBusValue](minimumCapacity: entries.count)
+        for entry in entries {
+            guard case .string(let key) = entry.key else { return nil }
+            out[key] = entry.value.unwrapped
+        }
+        return out
     }
 }
 

@@ -2,7 +2,9 @@
 ///
 /// Decoding always yields `.bytes` for `ay` (the hot type: ManufacturerData, characteristic values).
 /// Arrays and dictionaries carry their element types so that empty ones marshal correctly.
-public indirect enum DBusValue: Sendable, Hashable {
+/// Only `variant` is boxed (the one case that holds a `DBusValue` directly); the others sit inline, so decoding a
+/// signal does not allocate a box per value (issue 18: an `indirect enum` cost six mallocs per RSSI signal).
+public enum DBusValue: Sendable, Hashable {
     case byte(UInt8)
     case boolean(Bool)
     case int16(Int16)
@@ -21,7 +23,7 @@ public indirect enum DBusValue: Sendable, Hashable {
     case array(DBusType, [DBusValue])
     case dictionary(key: DBusType, value: DBusType, [DBusDictEntry])
     case structure([DBusValue])
-    case variant(DBusValue)
+    indirect case variant(DBusValue)
 
     /// The value's D-Bus type.
     public var type: DBusType {
