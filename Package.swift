@@ -8,7 +8,7 @@ import PackageDescription
 ///   the control plane and the CLI can use it without linking libdbus or libsystemd).
 /// - FleetPlatform: owning Swift wrappers and safe APIs for D-Bus, journald and sd_notify.
 /// - Identity, Policy, Pairing: pure decision libraries (no I/O, no clock reads).
-/// - Supervision: the supervisor's pure state machine; it imports only Identity and Policy.
+/// - Supervision: the supervisor's pure state machine; it imports only Identity, Policy and Pairing.
 /// - FleetManager: the BlueZ client, the actor driver of the state machine, configuration and snapshot files.
 /// - The control plane in three rooms, arrows pointing down: FleetProtocol (the varlink interface, typed
 ///   requests and replies, the JSON codec; no sockets served, no CLI), FleetControlServer (the socket,
