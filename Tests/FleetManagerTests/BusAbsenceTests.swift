@@ -1,5 +1,8 @@
+@testable import FleetManager
+import FleetPlatform
 import FleetTestKit
 import Foundation
+import Supervision
 import Testing
 
 /// Issue 14, points 1 and 2: fleetd on a gateway whose bluetoothd is not up yet, and fleetd whose system bus
@@ -35,5 +38,23 @@ struct BusAbsenceTests {
         let code = try await offPool { fleetd.wait(timeout: .seconds(20)) }
         #expect(code == 1, "fleetd must not linger on a dead bus:\n\(h.log())")
         #expect(h.log().contains("lost the D-Bus system bus"))
+    }
+
+    /// The exit above ends the pings with the process; this holds the window between the loss and the exit,
+    /// where the watchdog service may still ask the supervisor to ping.
+    @Test("losing the system bus: the supervisor stops feeding the watchdog at once")
+    func watchdogStopsWhenTheBusGoes() async throws {
+        let harness = try await FleetHarness(scenario: "adapters 1\n", configuration: "", startFleetd: false)
+        defer { harness.stop() }
+        let machine = try FleetStateMachine(settings: FleetStateMachine.Settings(), rules: [], wanted: [], seed: 1)
+        let client = BlueZClient(bus: try DBusConnection(address: harness.bus.address))
+        let supervisor = FleetSupervisor(machine: machine, client: client, logger: Logger(label: "test", handler: RecordingLogHandler()),
+                                         store: nil, clock: ManualSupervisorClock())
+        try await supervisor.start()
+        #expect(await supervisor.watchdogPing(), "fed while the bus is there")
+        harness.bus.stop()
+        try await waitUntil("the supervisor heard the bus go") { await supervisor.busLost }
+        #expect(await supervisor.watchdogPing() == false, "a supervisor that cannot reach BlueZ must not feed the watchdog")
+        await supervisor.stop()
     }
 }

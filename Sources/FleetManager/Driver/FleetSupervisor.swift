@@ -220,10 +220,12 @@ public actor FleetSupervisor {
 
     /// WATCHDOG=1, sent from inside the actor: proof that the supervisor's loop is not stuck.
     /// Not sent once the bus is lost: the process is alive but cannot reach BlueZ, which the watchdog
-    /// must not vouch for.
-    public func watchdogPing() {
-        guard !busLost else { return }
+    /// must not vouch for. Returns whether the supervisor vouched for itself (true also when no service manager
+    /// listens: the decision, not the delivery).
+    @discardableResult public func watchdogPing() -> Bool {
+        guard !busLost else { return false }
         notifier.watchdog()
+        return true
     }
 
     func reportProblems() {
