@@ -107,8 +107,9 @@ public struct SoakInvariants: Sendable {
     var lastAnswer: Double?
     /// The last poll's device list, for opening rule-4 windows and for the final convergence.
     public private(set) var lastDevices: [String: SoakDeviceState] = [:]
-    /// When `lastDevices` was polled.
+    /// When `lastDevices` was polled (answered), and when that poll was asked.
     var lastPollAt: Double?
+    var lastPollAskedAt: Double?
 
     /// Checks performed, per rule.
     public private(set) var checks: [Rule: Int] = [:]
@@ -264,10 +265,13 @@ public struct SoakInvariants: Sendable {
     }
 
     /// One poll: fleetd's device list, and the simulator's view when it is up.
-    public mutating func observe(devices: [String: SoakDeviceState], simulator: SoakSimulatorView?, at now: Double) -> [Violation] {
+    /// `askedAt`: when the poll was sent (`now` when not given).
+    public mutating func observe(devices: [String: SoakDeviceState], simulator: SoakSimulatorView?, at now: Double,
+                                 askedAt: Double? = nil) -> [Violation] {
         lastAnswer = now
         lastDevices = devices
         lastPollAt = now
+        lastPollAskedAt = askedAt ?? now
         count(.processes)
         var violations: [Violation] = []
         if let simulator {
@@ -446,6 +450,16 @@ public struct SoakInvariants: Sendable {
     }
 
     public mutating func convergenceChecked() { count(.readyWithinBound) }
+
+    /// Rule 6: every device of the fleet ready in a poll that speaks for the time after `lastFault`. fleetd
+    /// hears a fault behind its signal batch and its backlog, so a poll it answered before then still shows the
+    /// knocked-out device ready (the soak took 0.0 s for convergence after a last link drop). The path is first
+    /// in, first out: once a probe sent after the fault is back, fleetd has taken the fault's signals, and a
+    /// poll asked after that arrival shows what it made of them.
+    public func fleetReady(after lastFault: Double) -> Bool {
+        guard let confirmed = lag.firstArrival(sentFrom: lastFault), let asked = lastPollAskedAt, asked >= confirmed else { return false }
+        return fleet.devices.allSatisfy { lastDevices[$0.id]?.isReady == true }
+    }
 
     static func s(_ seconds: Double) -> String { String(format: "%.1f s", seconds) }
 

@@ -113,6 +113,12 @@ public struct SoakLagProbe: Sendable {
         max(lastLag ?? 0, oldestOutstanding(at: now) ?? 0)
     }
 
+    /// When the first probe sent at or after `from` came back (among the last minute's arrivals; a later one
+    /// serves when the first has aged out), nil while none has.
+    public func firstArrival(sentFrom from: Double) -> Double? {
+        samples.first { $0.at - $0.lag >= from }?.at
+    }
+
     /// The largest lag measured from `from` to `now` (arrivals in between, and the lag now).
     public func largestLag(from: Double, to now: Double) -> Double {
         samples.reduce(lag(at: now)) { $1.at >= from ? max($0, $1.lag) : $0 }

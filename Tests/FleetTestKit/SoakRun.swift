@@ -149,7 +149,7 @@ public final class SoakRun: @unchecked Sendable {
 
         // After the last fault: every wanted, present device ready within the bound.
         say("soak: last fault at \(stamp(lastFault)); waiting for every device to be ready (bound \(String(format: "%.1f", bound.seconds)) s simulated)")
-        let converged = await waitForAllReady(until: lastFault + bound.seconds / options.timeScale)
+        let converged = await waitForAllReady(until: lastFault + bound.seconds / options.timeScale, after: lastFault)
         let convergence = now() - lastFault
         locked { invariants.convergenceChecked() }
         if !converged && !isStopped {
@@ -172,10 +172,14 @@ public final class SoakRun: @unchecked Sendable {
             + (missing.count > 20 ? ", … (\(missing.count) in all)" : "")
     }
 
-    func waitForAllReady(until deadline: Double) async -> Bool {
+    /// `after`: the last fault; only a poll that speaks for the time after it counts (`fleetReady(after:)`).
+    func waitForAllReady(until deadline: Double, after lastFault: Double? = nil) async -> Bool {
         while now() < deadline && !isStopped {
-            let ready = locked { invariants.lastDevices }.values.filter(\.isReady).count
-            if ready == fleet.devices.count && !locked({ fleetdDown }) { return true }
+            let ready = locked {
+                if let lastFault { return invariants.fleetReady(after: lastFault) }
+                return invariants.lastDevices.values.filter(\.isReady).count == fleet.devices.count
+            }
+            if ready && !locked({ fleetdDown }) { return true }
             try? await Task.sleep(for: .milliseconds(50))
         }
         return false
@@ -224,6 +228,7 @@ public final class SoakRun: @unchecked Sendable {
                 return
             }
             let devices: [String: SoakDeviceState]
+            let asked = now()
             do {
                 devices = try await harness.soakDevices()
             } catch {
@@ -232,7 +237,7 @@ public final class SoakRun: @unchecked Sendable {
                 continue
             }
             let view = locked({ simulatorDown }) ? nil : try? await harness.soakSimulatorView()
-            let found = locked { fleetdDown ? [] : invariants.observe(devices: devices, simulator: simulatorDown ? nil : view, at: now()) }
+            let found = locked { fleetdDown ? [] : invariants.observe(devices: devices, simulator: simulatorDown ? nil : view, at: now(), askedAt: asked) }
             for violation in found { fail(await withSimulatorCounts(violation, harness)) }
         }
     }

@@ -305,6 +305,33 @@ import Testing
         #expect(times[fleet.devices[0].id]?.0 == 6 && abs((times[fleet.devices[0].id]?.1 ?? 0) - 0.3) < 1e-9)
         #expect(times[fleet.devices[1].id]?.0 == 5 && abs((times[fleet.devices[1].id]?.1 ?? 0) - 0.5) < 1e-9)
     }
+
+    /// Rule 6 after the last fault (found by reading the soak, session 21): a poll fleetd answered before it heard
+    /// the last fault still shows every device ready, and the convergence wait took it (0.0 s after a last
+    /// link drop). Only a poll asked after a probe sent after the fault has come back speaks for that time.
+    @Test("the fleet counts as ready after the last fault only in a poll asked after a later probe came back")
+    func readyAfterTheLastFaultNeedsAPollBehindAProbe() {
+        var rules = SoakInvariants(fleet: fleet, timeScale: 10)
+        let lastFault = 10.0
+        // A probe sent before the fault, back after it: it says nothing about the fault.
+        let early = rules.probeSent(at: 9.9)
+        #expect(rules.observe(devices: states(), simulator: view(), at: 10.05, askedAt: 10.01).isEmpty)
+        rules.probeArrived(early, at: 10.1)
+        #expect(rules.observe(devices: states(), simulator: view(), at: 10.15, askedAt: 10.12).isEmpty)
+        #expect(!rules.fleetReady(after: lastFault), "every device shows ready, but fleetd may not have heard the fault")
+        // A probe sent after the fault comes back at 10.4; a poll asked before that arrival still does not count.
+        let late = rules.probeSent(at: 10.2)
+        #expect(rules.observe(devices: states(), simulator: view(), at: 10.45, askedAt: 10.35).isEmpty)
+        rules.probeArrived(late, at: 10.4)
+        #expect(!rules.fleetReady(after: lastFault), "asked at 10.35, before the probe came back at 10.4")
+        // A poll asked after it: what it shows counts, a device down as much as all of them ready.
+        var down = states()
+        down[fleet.devices[0].id] = SoakDeviceState(id: fleet.devices[0].id, state: "backingOff", adapter: "hci0", counter: 0, counterName: "failures")
+        _ = rules.observe(devices: down, simulator: view(), at: 10.55, askedAt: 10.5)
+        #expect(!rules.fleetReady(after: lastFault))
+        #expect(rules.observe(devices: states(), simulator: view(), at: 10.8, askedAt: 10.75).isEmpty)
+        #expect(rules.fleetReady(after: lastFault))
+    }
 }
 
 /// A prober that keeps its period (0.25 s, as the soak's own task does), each probe arriving at `path(sent)`.
