@@ -55,7 +55,11 @@ struct OutboxUnderFaultsTests {
         #expect(metrics.contains("fleetd_outbox_failing 1"), "the metric shows it")
 
         // Still supervising: a link taken down by the device comes back while the disk is full.
+        // fleetd hears the drop behind its signal batch, so "all ready" straight after DropLink could be the view
+        // from before it (session 21). A new link in the simulator means fleetd heard the drop and connected again.
+        let linksBefore = try await h.counters(device: "s1")["LinksUp"] ?? 0
         try await h.sim("DropLink", [.string("s1")])
+        try await waitUntil("s1 linked again", timeout: .seconds(30)) { ((try? await h.counters(device: "s1"))?["LinksUp"] ?? 0) > linksBefore }
         try await h.waitFor("s1 back to ready with the disk full", timeout: .seconds(30), SupervisorScenarioTests.allReady(ids))
         #expect(try await h.call(.status)["daemon"]?.objectValue?["state"]?.stringValue == "running")
         try await waitUntil("readings held in memory", timeout: .seconds(30)) {
