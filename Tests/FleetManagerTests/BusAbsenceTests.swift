@@ -1,8 +1,6 @@
 @testable import FleetManager
-import FleetPlatform
 import FleetTestKit
 import Foundation
-import Supervision
 import Testing
 
 /// Issue 14, points 1 and 2: fleetd on a gateway whose bluetoothd is not up yet, and fleetd whose system bus
@@ -44,13 +42,8 @@ struct BusAbsenceTests {
     /// where the watchdog service may still ask the supervisor to ping.
     @Test("losing the system bus: the supervisor stops feeding the watchdog at once")
     func watchdogStopsWhenTheBusGoes() async throws {
-        let harness = try await FleetHarness(scenario: "adapters 1\n", configuration: "", startFleetd: false)
+        let (harness, supervisor) = try await runningSupervisorWithoutDevices()
         defer { harness.stop() }
-        let machine = try FleetStateMachine(settings: FleetStateMachine.Settings(), rules: [], wanted: [], seed: 1)
-        let client = BlueZClient(bus: try DBusConnection(address: harness.bus.address))
-        let supervisor = FleetSupervisor(machine: machine, client: client, logger: Logger(label: "test", handler: RecordingLogHandler()),
-                                         store: nil, clock: ManualSupervisorClock())
-        try await supervisor.start()
         #expect(await supervisor.watchdogPing(), "fed while the bus is there")
         harness.bus.stop()
         try await waitUntil("the supervisor heard the bus go") { await supervisor.busLost }

@@ -12,20 +12,9 @@ import Testing
 /// reply now waits until the event loop has taken every signal delivered before it was read.
 @Suite("the supervisor acts on replies in arrival order", .serialized)
 struct SupervisorArrivalOrderTests {
-    /// The supervisor running in-process on the simulator (one adapter, no device), its event loop started.
-    func running() async throws -> (FleetHarness, FleetSupervisor) {
-        let harness = try await FleetHarness(scenario: "adapters 1\n", configuration: "", startFleetd: false)
-        let machine = try FleetStateMachine(settings: FleetStateMachine.Settings(), rules: [], wanted: [], seed: 1)
-        let client = BlueZClient(bus: try DBusConnection(address: harness.bus.address))
-        let supervisor = FleetSupervisor(machine: machine, client: client, logger: Logger(label: "test", handler: RecordingLogHandler()),
-                                         store: nil, clock: ManualSupervisorClock())
-        try await supervisor.start()
-        return (harness, supervisor)
-    }
-
     @Test("a reply read after a signal waits until the event loop has taken that signal, and not longer")
     func replyWaitsForEarlierSignals() async throws {
-        let (harness, supervisor) = try await running()
+        let (harness, supervisor) = try await runningSupervisorWithoutDevices()
         defer { harness.stop() }
         let taken = await supervisor.handledArrival
         let mark = taken + 1_000
@@ -48,7 +37,7 @@ struct SupervisorArrivalOrderTests {
 
     @Test("stopping releases every reply still waiting for the event loop")
     func stopReleasesWaiters() async throws {
-        let (harness, supervisor) = try await running()
+        let (harness, supervisor) = try await runningSupervisorWithoutDevices()
         defer { harness.stop() }
         let mark = await supervisor.handledArrival + 1_000
         let waiter = Task { await supervisor.caughtUp(to: mark) }
@@ -60,7 +49,7 @@ struct SupervisorArrivalOrderTests {
 
     @Test("the event loop follows bluetoothd's signals by their arrival")
     func loopTracksArrivals() async throws {
-        let (harness, supervisor) = try await running()
+        let (harness, supervisor) = try await runningSupervisorWithoutDevices()
         defer { harness.stop() }
         let before = await supervisor.handledArrival
         _ = try await harness.sim("PowerAdapter", [.string("hci0"), .boolean(false)])

@@ -458,7 +458,7 @@ public struct SoakInvariants: Sendable {
     /// poll asked after that arrival shows what it made of them.
     public func fleetReady(after lastFault: Double) -> Bool {
         guard let confirmed = lag.firstArrival(sentFrom: lastFault), let asked = lastPollAskedAt, asked >= confirmed else { return false }
-        return fleet.devices.allSatisfy { lastDevices[$0.id]?.isReady == true }
+        return notReady(fleet.devices.map(\.id)).isEmpty
     }
 
     static func s(_ seconds: Double) -> String { String(format: "%.1f s", seconds) }
