@@ -83,11 +83,17 @@ public struct Sighting: Sendable, Hashable {
     public var address: String
     public var addressType: String
     public var rssi: Int?
+    /// When BlueZ last said anything of this object (a link going down, the object coming back with its
+    /// adapter's power included).
     public var lastSeen: Duration
     public var connected: Bool
     public var servicesResolved: Bool
     /// BlueZ's `Bonded` on this object: its adapter holds keys for the device.
     public var bonded = false
+    /// When the peripheral itself was last heard at this address: an advert (the object reported with an RSSI)
+    /// or a link coming up. Nil when never: an object BlueZ keeps from before (a device it connected once is
+    /// not temporary and outlives a power cycle) says nothing of whether the peripheral still answers there.
+    public var lastHeard: Duration? = nil
 
     public var adapter: AdapterID { path.adapter }
 }
@@ -159,6 +165,23 @@ public struct FleetDevice: Sendable {
     /// The most recently seen sighting.
     public var bestSighting: Sighting? {
         sightings.values.max { ($0.connected ? 1 : 0, $0.lastSeen) < ($1.connected ? 1 : 0, $1.lastSeen) }
+    }
+
+    /// Whether the peripheral has been heard at another address since it was last heard at this sighting's:
+    /// it rotated away (an RPA, an Android phone's random address), and a connect there would only wait out
+    /// the kernel's 20 s LE connection timeout, hold the adapter's one connect slot meanwhile, and count a
+    /// failure the device never had (soak seed 202: after a power cycle the adapter's kept object of the old
+    /// address looked free and fresh, while another adapter had heard the new one).
+    public func isSuperseded(_ sighting: Sighting) -> Bool {
+        var newest: (address: String, at: Duration)?
+        var heardHere: Duration?
+        for other in sightings.values {
+            guard let at = other.lastHeard else { continue }
+            if other.address == sighting.address { heardHere = max(heardHere ?? at, at) }
+            if newest.map({ at > $0.at }) ?? true { newest = (other.address, at) }
+        }
+        guard let newest, newest.address != sighting.address else { return false }
+        return heardHere.map { $0 < newest.at } ?? true
     }
 }
 

@@ -107,11 +107,11 @@ extension FleetStateMachine {
         return actions + pump(now: now)
     }
 
-    /// Among powered adapters that see the device and have no connect in flight: free slot first, then the
-    /// fewest failed connects of the device there, then best recent RSSI. Returns the Device1 path to connect through (which names its adapter).
+    /// Among powered adapters that see the device at an address it has not rotated away from, and have no
+    /// connect in flight: free slot first, then the fewest failed connects of the device there, then best recent RSSI. Returns the Device1 path to connect through (which names its adapter).
     func chooseAdapter(for device: FleetDevice, excluding busy: Set<AdapterID>) -> DevicePath? {
         var byAdapter: [AdapterID: Sighting] = [:]
-        for sighting in device.sightings.values {
+        for sighting in device.sightings.values where !device.isSuperseded(sighting) {
             guard let adapter = adapters[sighting.adapter], adapter.powered, !busy.contains(sighting.adapter),
                   adapter.slots.connectInFlight == nil, bondAdmits(device, through: sighting.adapter) else { continue }
             if let current = byAdapter[sighting.adapter], current.lastSeen >= sighting.lastSeen { continue }

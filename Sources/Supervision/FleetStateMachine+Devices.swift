@@ -31,6 +31,8 @@ extension FleetStateMachine {
             sighting.connected = link != .down
             sighting.servicesResolved = link == .resolved
         }
+        // BlueZ reports an RSSI only for an object discovery heard (5.66 invalidates it when discovery ends).
+        if report.rssi != nil || sighting.connected { sighting.lastHeard = now }
         // A path resolved afresh is owned again, even if the device still had a sighting of it: a sighting
         // nobody owns is one whose link, services and values are never heard.
         owners[report.path] = id
@@ -70,6 +72,7 @@ extension FleetStateMachine {
         let changed = sighting.connected != up
         let wasLink = device.linkPath == path
         sighting.connected = up
+        if up { sighting.lastHeard = now }
         if up, device.linkPath == path, device.phase == .connecting { device.bond.linkUpDuringConnect = device.connectToken }
         // BlueZ resolves services only over a link.
         if !up { sighting.servicesResolved = false }

@@ -65,7 +65,10 @@ extension FleetDevice {
         let wasLink = linkPath == report.path
         sightings.values[index].address = report.address
         sightings.values[index].addressType = report.addressType
-        if let rssi = report.rssi { sightings.values[index].rssi = rssi }
+        if let rssi = report.rssi {
+            sightings.values[index].rssi = rssi
+            sightings.values[index].lastHeard = now
+        }
         sightings.values[index].lastSeen = now
         lastSeen = now
         if displayName == nil { displayName = report.name }

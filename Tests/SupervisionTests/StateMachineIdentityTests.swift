@@ -53,6 +53,49 @@ import Testing
         #expect(retry.connects.map(\.path) == [strap.path(1)])
     }
 
+    /// Soak seed 202: the device rotated while linked through hci0, hci1 heard its new address, then hci0 power-cycled.
+    /// BlueZ keeps hci0's object of the old address (a device it connected is not temporary); it looked free and
+    /// fresh (its link going down was its latest news), so fleetd connected there, waited out the kernel's 20 s
+    /// LE connection timeout and counted a failure for an outage of the adapter.
+    @Test func anAddressRotatedAwayIsNotConnectedAfterAPowerCycle() throws {
+        var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
+        driver.adapter(FleetFixture.hci0)
+        driver.adapter(FleetFixture.hci1)
+        try driver.bringUp(strap, rotation: 0, adapter: FleetFixture.hci0)
+        driver.clock.advance(by: .seconds(20))
+        driver.linkDown(strap.object(0))
+        driver.power(false, adapter: FleetFixture.hci0)
+        driver.clock.advance(by: .milliseconds(500))
+        // Heard at its new address, further away, by the other adapter while hci0 is off.
+        var connects = driver.see(strap.object(1, adapter: FleetFixture.hci1, rssi: -85)).connects
+        driver.clock.advance(by: .milliseconds(500))
+        connects += driver.power(true, adapter: FleetFixture.hci0).connects
+        if connects.isEmpty { connects = driver.advanceUntilConnect(within: .seconds(70)).map { [$0] } ?? [] }
+        #expect(connects.map(\.path) == [strap.path(1, adapter: FleetFixture.hci1)])
+        #expect(driver.machine.devices[strap.id]?.reconnect.failures == 0)
+    }
+
+    /// The other side of the rule: an address is not given up because an older one was heard more recently.
+    @Test func theAddressHeardLastIsTheOneConnected() throws {
+        var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
+        driver.adapter(FleetFixture.hci0)
+        driver.adapter(FleetFixture.hci1)
+        try driver.bringUp(strap, rotation: 0, adapter: FleetFixture.hci0)
+        driver.clock.advance(by: .seconds(20))
+        driver.see(strap.object(1, adapter: FleetFixture.hci1, rssi: -85))
+        let device = try #require(driver.machine.devices[strap.id])
+        let old = try #require(device.sightings[strap.path(0)])
+        let new = try #require(device.sightings[strap.path(1, adapter: FleetFixture.hci1)])
+        #expect(device.isSuperseded(old))
+        #expect(!device.isSuperseded(new))
+        driver.clock.advance(by: .seconds(1))
+        // The old address is heard again (the peripheral went back to it): neither is superseded by the other's age.
+        driver.see(strap.object(0))
+        let after = try #require(driver.machine.devices[strap.id])
+        #expect(!after.isSuperseded(try #require(after.sightings[strap.path(0)])))
+        #expect(after.isSuperseded(try #require(after.sightings[strap.path(1, adapter: FleetFixture.hci1)])))
+    }
+
     @Test func connectedStaleTwinIsDisconnected() throws {
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter()
