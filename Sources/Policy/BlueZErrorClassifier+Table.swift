@@ -71,7 +71,7 @@ extension BlueZErrorClassifier {
         // dev_connect sends it as btd_error_failed(strerror). fleetd never starts two connects to one device, so
         // the pending one is not its own: a killed fleetd's, which BlueZ keeps (and its controller slot) until
         // it completes or is cancelled. Disconnect cancels it (device_request_disconnect shuts att_io down).
-        ErrorClassRow(failed, "Operation already in progress", .clearStaleStateThenRetry,
+        ErrorClassRow(failed, "Operation already in progress", .clearStaleStateThenRetry, leftover: true,
                       "EALREADY: BlueZ is still running a connect to this device that fleetd did not start; Disconnect cancels it"),
         ErrorClassRow(failed, nil, .retryWithBackoff,
                       "a generic failure (often a strerror text); retry with backoff"),

@@ -56,7 +56,8 @@ public enum BlueZErrorClassifier {
             code: row.message ?? lastComponent(of: row.name),
             isKnown: true,
             signalsCapacityLimit: row.signalsCapacityLimit,
-            explanation: row.explanation
+            explanation: row.explanation,
+            isLeftoverConnect: row.isLeftoverConnect
         )
     }
 

@@ -7,6 +7,8 @@ public struct ErrorClassRow: Sendable, Hashable {
     public let message: String?
     public let decision: RetryDecision
     public let signalsCapacityLimit: Bool
+    /// ``ErrorClassification/isLeftoverConnect``.
+    public let isLeftoverConnect: Bool
     /// The BlueZ release range that sends this string, e.g. "5.66" for strings present in Debian 12's
     /// bluetoothd, "5.69+" for strings added later (kept so a newer bluetoothd is classified too).
     public let since: String
@@ -17,6 +19,7 @@ public struct ErrorClassRow: Sendable, Hashable {
         _ message: String? = nil,
         _ decision: RetryDecision,
         limit: Bool = false,
+        leftover: Bool = false,
         since: String = "5.66",
         _ explanation: String
     ) {
@@ -24,6 +27,7 @@ public struct ErrorClassRow: Sendable, Hashable {
         self.message = message
         self.decision = decision
         self.signalsCapacityLimit = limit
+        self.isLeftoverConnect = leftover
         self.since = since
         self.explanation = explanation
     }

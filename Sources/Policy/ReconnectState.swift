@@ -8,7 +8,8 @@
 /// - `retrySoon`: a delay in `[floor, 2 × floor]` without advancing the backoff, at most `transientLimit`
 ///   times in a row (9, bleak-retry-connector's `MAX_TRANSIENT_ERRORS`); beyond that it counts as a failure.
 /// - `clearStaleStateThenRetry`: Disconnect the first time, RemoveDevice from the second time in a row; both
-///   count as a failure, so a state that cannot be cleared still backs off.
+///   count as a failure, so a state that cannot be cleared still backs off. The first clear of a connect left
+///   running by an earlier fleetd (``ErrorClassification/isLeftoverConnect``) is not counted.
 /// - `waitForAdapter`: nothing is counted; the device waits for ``adapterReturned(now:using:)``, whose delay
 ///   spreads a whole adapter's devices over the class's `recoveryWindow`.
 /// - `giveUp`: stop — except for `critical` devices, which are never given up: they retry at the cap and the
@@ -164,6 +165,15 @@ public struct ReconnectState: Sendable, Hashable {
             transientRetries = 0
             staleStateClears += 1
             let firstTry = staleStateClears == 1
+            if firstTry, classification.isLeftoverConnect {
+                // A killed fleetd's connect that BlueZ still runs (soak seed 210: it outlived the restart by 75 s
+                // on a device that never answers). Not the device's failure; a leftover that is back after the
+                // Disconnect is, from the second time in a row.
+                let floor = configuration.backoff.floor
+                let delay = Duration.random(in: floor...(floor * 2), using: &rng)
+                return step(.disconnectThenConnect(after: delay), classification,
+                            "\(code); a connect left running by an earlier fleetd: disconnect, no attempt burnt, then retry in \(delay.humanDescription)")
+            }
             return backoffStep(classification, using: &rng) {
                 firstTry ? .disconnectThenConnect(after: $0) : .removeDeviceThenConnect(after: $0)
             }

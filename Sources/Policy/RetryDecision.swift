@@ -30,4 +30,8 @@ public struct ErrorClassification: Sendable, Hashable {
     public let signalsCapacityLimit: Bool
     /// Why this decision, for people.
     public let explanation: String
+    /// The stale state is a connect BlueZ still runs for a client that is gone: a killed fleetd's (`Failed
+    /// "Operation already in progress"`). Cancelling it is fleetd's housekeeping after its own crash, not
+    /// something the device did: the first clear in a row costs no attempt (``ReconnectState``).
+    public var isLeftoverConnect = false
 }

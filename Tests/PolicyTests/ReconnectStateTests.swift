@@ -83,6 +83,33 @@ struct ReconnectStateTests {
         }
     }
 
+    /// Soak seed 210: fleetd was killed while BlueZ ran its Connect to a device that never answers; 75 s later its
+    /// successor's Connect was answered `Operation already in progress`, and the device, which had done nothing,
+    /// was counted a failure. Cancelling the leftover is free the first time; the same answer again counts.
+    @Test func aConnectLeftByAnEarlierFleetdIsCancelledWithoutBurningAnAttempt() {
+        var rng = SplitMix64(seed: 11)
+        var state = ReconnectState(policyClass: .normal)
+        let leftover = ConnectFailure.dbus(name: "org.bluez.Error.Failed", message: "Operation already in progress")
+        let first = state.connectFailed(leftover, now: .zero, using: &rng)
+        guard case .disconnectThenConnect(let after) = first.action else {
+            Issue.record("expected Disconnect, then connect; got \(first.action)")
+            return
+        }
+        #expect(state.failures == 0)
+        #expect(first.failures == 0)
+        #expect(after >= state.configuration.backoff.floor && after <= state.configuration.backoff.floor * 2)
+        let second = state.connectFailed(leftover, now: .seconds(1), using: &rng)
+        guard case .removeDeviceThenConnect = second.action else {
+            Issue.record("a leftover back after the Disconnect is stuck state; got \(second.action)")
+            return
+        }
+        #expect(state.failures == 1)
+        // An InProgress is not known to be a predecessor's: it counts from the first.
+        var other = ReconnectState(policyClass: .normal)
+        _ = other.connectFailed(.dbus(name: "org.bluez.Error.InProgress", message: "In Progress"), now: .zero, using: &rng)
+        #expect(other.failures == 1)
+    }
+
     @Test func dBusHiccupsRetrySoonAFewTimesThenBackOff() {
         var rng = SplitMix64(seed: 10)
         var state = ReconnectState(policyClass: .normal)

@@ -136,6 +136,7 @@ import Testing
         #expect(failed.disconnects.map(\.path) == [connect.path], "the pending connect is cancelled where it is")
         #expect(failed.events(.staleStateCleared).map(\.reason) == ["disconnect"])
         #expect(failed.scheduled.map(\.timer.purpose) == [.retry])
+        #expect(driver.machine.devices[strap.id]?.reconnect.failures == 0, "the leftover was an earlier fleetd's, not the device's (soak seed 210)")
     }
 
     /// Found by the soak (seed 3, invariant 6): every adapter heard the device, and its connects through the best
