@@ -14,9 +14,14 @@ public struct DeviceReport: Sendable, Hashable {
     public var serviceData: [String: [UInt8]]
     /// BlueZ's `Bonded`: this adapter holds keys for the device.
     public var bonded: Bool
+    /// Whether this report is news from the peripheral's radio: BlueZ created the object from an advert, or an
+    /// advert changed what it holds (RSSI, advertised data). Not for a report of what the object already held
+    /// (the tree read again, a reload): BlueZ keeps an RSSI long after the peripheral left the address.
+    public var heard: Bool
 
     public init(path: DevicePath, address: String, addressType: String, name: String? = nil, rssi: Int? = nil,
-                manufacturerData: [UInt16: [UInt8]] = [:], serviceData: [String: [UInt8]] = [:], bonded: Bool = false) {
+                manufacturerData: [UInt16: [UInt8]] = [:], serviceData: [String: [UInt8]] = [:], bonded: Bool = false,
+                heard: Bool = false) {
         self.path = path
         self.address = address
         self.addressType = addressType
@@ -25,6 +30,7 @@ public struct DeviceReport: Sendable, Hashable {
         self.manufacturerData = manufacturerData
         self.serviceData = serviceData
         self.bonded = bonded
+        self.heard = heard
     }
 
     public var adapter: AdapterID { path.adapter }

@@ -90,12 +90,24 @@ public struct Sighting: Sendable, Hashable {
     public var servicesResolved: Bool
     /// BlueZ's `Bonded` on this object: its adapter holds keys for the device.
     public var bonded = false
-    /// When the peripheral itself was last heard at this address: an advert (the object reported with an RSSI)
-    /// or a link coming up. Nil when never: an object BlueZ keeps from before (a device it connected once is
-    /// not temporary and outlives a power cycle) says nothing of whether the peripheral still answers there.
+    /// When the peripheral itself was last heard at this address: an advert (`DeviceReport.heard`) or a link.
+    /// Nil when never: an object BlueZ keeps from before (a device it connected once is not temporary and
+    /// outlives a power cycle) says nothing of whether the peripheral still answers there.
     public var lastHeard: Duration? = nil
 
     public var adapter: AdapterID { path.adapter }
+
+    /// The sightings at an address the peripheral has not been heard to leave: those whose address was heard
+    /// last (ties kept), or all when none was heard. A peripheral that rotated away from an address (an RPA, an
+    /// Android phone's random address) no longer answers there: a connect would wait out the kernel's 20 s LE
+    /// connection timeout, hold the adapter's one connect slot meanwhile, and count a failure the device never
+    /// had (soak seed 202: after a power cycle the adapter's kept object of the old address looked free and
+    /// fresh, while another adapter had heard the new one).
+    public static func atCurrentAddresses(_ sightings: [Sighting]) -> [Sighting] {
+        guard let newest = sightings.lazy.compactMap(\.lastHeard).max() else { return sightings }
+        let current = sightings.filter { $0.lastHeard == newest }.map(\.address)
+        return sightings.filter { current.contains($0.address) }
+    }
 }
 
 /// The supervisor's view of one fleet device.
@@ -162,26 +174,13 @@ public struct FleetDevice: Sendable {
     public var address: String? { (linkPath.flatMap { sightings[$0] } ?? bestSighting)?.address }
     public var rssi: Int? { (linkPath.flatMap { sightings[$0] } ?? bestSighting)?.rssi }
 
-    /// The most recently seen sighting.
+    /// The sighting to show and to clear stale state on: a linked one, else the one heard most recently, else the
+    /// one BlueZ spoke of last.
     public var bestSighting: Sighting? {
-        sightings.values.max { ($0.connected ? 1 : 0, $0.lastSeen) < ($1.connected ? 1 : 0, $1.lastSeen) }
-    }
-
-    /// Whether the peripheral has been heard at another address since it was last heard at this sighting's:
-    /// it rotated away (an RPA, an Android phone's random address), and a connect there would only wait out
-    /// the kernel's 20 s LE connection timeout, hold the adapter's one connect slot meanwhile, and count a
-    /// failure the device never had (soak seed 202: after a power cycle the adapter's kept object of the old
-    /// address looked free and fresh, while another adapter had heard the new one).
-    public func isSuperseded(_ sighting: Sighting) -> Bool {
-        var newest: (address: String, at: Duration)?
-        var heardHere: Duration?
-        for other in sightings.values {
-            guard let at = other.lastHeard else { continue }
-            if other.address == sighting.address { heardHere = max(heardHere ?? at, at) }
-            if newest.map({ at > $0.at }) ?? true { newest = (other.address, at) }
+        func rank(_ s: Sighting) -> (Int, Int, Duration, Duration) {
+            (s.connected ? 1 : 0, s.lastHeard == nil ? 0 : 1, s.lastHeard ?? .zero, s.lastSeen)
         }
-        guard let newest, newest.address != sighting.address else { return false }
-        return heardHere.map { $0 < newest.at } ?? true
+        return sightings.values.max { rank($0) < rank($1) }
     }
 }
 

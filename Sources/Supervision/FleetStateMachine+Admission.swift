@@ -110,10 +110,12 @@ extension FleetStateMachine {
     /// Among powered adapters that see the device at an address it has not rotated away from, and have no
     /// connect in flight: free slot first, then the fewest failed connects of the device there, then best recent RSSI. Returns the Device1 path to connect through (which names its adapter).
     func chooseAdapter(for device: FleetDevice, excluding busy: Set<AdapterID>) -> DevicePath? {
+        // The addresses are weighed among the paths fleetd may use, busy or not: a bonded device's object on its
+        // bond adapter is not given up for a rotating address another adapter hears but may not connect.
+        let usable = device.sightings.values.filter { adapters[$0.adapter]?.powered == true && bondAdmits(device, through: $0.adapter) }
         var byAdapter: [AdapterID: Sighting] = [:]
-        for sighting in device.sightings.values where !device.isSuperseded(sighting) {
-            guard let adapter = adapters[sighting.adapter], adapter.powered, !busy.contains(sighting.adapter),
-                  adapter.slots.connectInFlight == nil, bondAdmits(device, through: sighting.adapter) else { continue }
+        for sighting in Sighting.atCurrentAddresses(usable) {
+            guard let adapter = adapters[sighting.adapter], !busy.contains(sighting.adapter), adapter.slots.connectInFlight == nil else { continue }
             if let current = byAdapter[sighting.adapter], current.lastSeen >= sighting.lastSeen { continue }
             byAdapter[sighting.adapter] = sighting
         }

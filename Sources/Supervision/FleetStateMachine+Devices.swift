@@ -31,8 +31,9 @@ extension FleetStateMachine {
             sighting.connected = link != .down
             sighting.servicesResolved = link == .resolved
         }
-        // BlueZ reports an RSSI only for an object discovery heard (5.66 invalidates it when discovery ends).
-        if report.rssi != nil || sighting.connected { sighting.lastHeard = now }
+        // Heard: an advert, or a link at this address. A path resolved afresh after a reload keeps what was heard of it.
+        if previous == nil, let before = heardBeforeReload.removeValue(forKey: report.path) { sighting.lastHeard = before }
+        if report.heard || sighting.connected { sighting.lastHeard = now }
         // A path resolved afresh is owned again, even if the device still had a sighting of it: a sighting
         // nobody owns is one whose link, services and values are never heard.
         owners[report.path] = id

@@ -65,10 +65,9 @@ extension FleetDevice {
         let wasLink = linkPath == report.path
         sightings.values[index].address = report.address
         sightings.values[index].addressType = report.addressType
-        if let rssi = report.rssi {
-            sightings.values[index].rssi = rssi
-            sightings.values[index].lastHeard = now
-        }
+        if let rssi = report.rssi { sightings.values[index].rssi = rssi }
+        // As the general path (`deviceSeen`) records it.
+        if report.heard || sightings.values[index].connected { sightings.values[index].lastHeard = now }
         sightings.values[index].lastSeen = now
         lastSeen = now
         if displayName == nil { displayName = report.name }

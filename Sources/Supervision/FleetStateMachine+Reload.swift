@@ -40,10 +40,11 @@ extension FleetStateMachine {
         // connect in flight) is forgotten, owner and sighting together, and resolved afresh when BlueZ next
         // reports it (the driver re-reports its copy of the tree at once). Dropping the owner alone would leave a
         // sighting nobody owns: a connect through it whose link, services and values are never heard.
+        heardBeforeReload = [:]
         for (path, id) in owners {
             guard let device = devices[id], device.linkPath != path, device.sightings[path]?.connected != true else { continue }
             owners.removeValue(forKey: path)
-            devices[id]?.sightings.removeValue(forKey: path)
+            if let heard = devices[id]?.sightings.removeValue(forKey: path)?.lastHeard { heardBeforeReload[path] = heard }
         }
         actions.append(.persist)
         actions += pump(now: now)

@@ -52,6 +52,9 @@ public struct FleetStateMachine: Sendable {
     var resolver: IdentityResolver
     /// Device1 path → fleet identity id, for every path that resolved to a wanted device.
     public internal(set) var owners: [DevicePath: DeviceID] = [:]
+    /// When each path a reload forgot was last heard (`Sighting.lastHeard`), for its re-report under the new rules:
+    /// the driver reports BlueZ's objects again at once, and a copy of the tree says nothing of who still answers.
+    var heardBeforeReload: [DevicePath: Duration] = [:]
     var rng: SplitMix64
     var nextGeneration: UInt64 = 0
     /// While BlueZ's whole tree is being read, no connect starts: every existing link must be adopted first,

@@ -150,12 +150,20 @@ public struct SoakInvariants: Sendable {
 
     /// Opens rule-4 windows for the devices ready at the last poll that `fault` knocks out: those on `adapter`,
     /// or all of them (adapter nil: a bluetoothd restart).
+    ///
+    /// The poll speaks for the time its view was current, not for when it was answered: a fault step is known
+    /// to be in that view only if a lag probe sent after it had come back before the poll was asked. Seed 213:
+    /// an in-progress fault dropped p033's link; a poll asked 0.01 s later, before fleetd had heard the drop,
+    /// saw it ready; a bluetoothd restart then opened its window from that poll, and judged the InProgress
+    /// answers the device's own fault had fleetd count.
     public mutating func openOutageWindows(fault: Int, adapter: Int?, at now: Double) {
+        let asked = lastPollAskedAt ?? lastPollAt ?? now
+        let viewCurrent = min(lag.sentOfLatestArrival(by: asked) ?? asked, now)
         for device in lastDevices.values.sorted(by: { $0.id < $1.id }) where device.isReady {
             guard let label = fleet.device(id: device.id)?.label else { continue }
             if let adapter, device.adapter != "hci\(adapter)" { continue }
             windows.append(OutageWindow(fault: fault, id: device.id, label: label, adapter: adapter.map { "hci\($0)" } ?? device.adapter,
-                                        opened: now, readySeen: min(lastPollAt ?? now, now), before: device.counter,
+                                        opened: now, readySeen: viewCurrent, before: device.counter,
                                         counterName: device.counterName))
         }
     }

@@ -119,6 +119,13 @@ public struct SoakLagProbe: Sendable {
         samples.first { $0.at - $0.lag >= from }?.at
     }
 
+    /// When the latest probe that had come back by `time` was sent (among the last minute's arrivals), nil while
+    /// none had: fleetd had taken in every signal sent before it by then (the path is first in, first out), and
+    /// is not known to have taken in any sent after it.
+    public func sentOfLatestArrival(by time: Double) -> Double? {
+        samples.last { $0.at <= time }.map { $0.at - $0.lag }
+    }
+
     /// The largest lag measured from `from` to `now` (arrivals in between, and the lag now).
     public func largestLag(from: Double, to now: Double) -> Double {
         samples.reduce(lag(at: now)) { $1.at >= from ? max($0, $1.lag) : $0 }

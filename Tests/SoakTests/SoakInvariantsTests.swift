@@ -281,6 +281,31 @@ import Testing
         #expect(before.observe(devices: states(), simulator: nil, at: 0.75).map(\.rule) == [.noAttemptForOutages, .noAttemptForOutages])
     }
 
+    /// Seed 213: p033's own in-progress fault dropped its link; the poll asked just after saw it ready (fleetd had
+    /// not heard the drop), and a bluetoothd restart opened its window from that poll. A fault step the ready
+    /// poll may not have taken in (no lag probe sent after it had come back when the poll was asked) counts as
+    /// another fault in the window.
+    @Test("a fault on the device that the ready poll may not have taken in leaves the window out")
+    func faultTheReadyPollMayNotHaveSeen() {
+        func outage(probeSentAt sent: Double) -> SoakInvariants {
+            var rules = SoakInvariants(fleet: fleet, timeScale: 10)
+            _ = rules.observe(devices: states(), simulator: nil, at: 0)
+            let probe = rules.probeSent(at: sent)
+            rules.probeArrived(probe, at: 0.14)
+            for device in fleet.devices { rules.touched(.device(device.label), fault: 8, at: 0.1) }
+            _ = rules.observe(devices: states(), simulator: nil, at: 0.2, askedAt: 0.15)
+            rules.touched(.fleet, fault: 10, at: 0.3)
+            rules.openOutageWindows(fault: 10, adapter: nil, at: 0.3)
+            _ = rules.observe(devices: states("backoff", counter: 1), simulator: nil, at: 0.5)
+            return rules
+        }
+        var unseen = outage(probeSentAt: 0.05)
+        #expect(unseen.observe(devices: states(), simulator: nil, at: 0.75).isEmpty)
+        #expect(unseen.excludedWindows == fleet.devices.count)
+        var seen = outage(probeSentAt: 0.11)
+        #expect(seen.observe(devices: states(), simulator: nil, at: 0.75).map(\.rule) == [.noAttemptForOutages, .noAttemptForOutages])
+    }
+
     @Test("the adapter of a connect attempt is read from fleetd's connecting event, and only from it")
     func connectingVia() {
         let connecting = SoakWatchEvent(sequence: 1, device: "d", kind: "lifecycle", state: "connecting",

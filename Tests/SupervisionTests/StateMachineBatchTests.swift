@@ -51,14 +51,17 @@ import Testing
         var sighting = try #require(device.sightings[strap.path()])
         #expect(sighting.rssi == -50)
         #expect(sighting.lastSeen == driver.now)
+        #expect(sighting.lastHeard == driver.now)
         #expect(device.lastSeen == driver.now)
         #expect(actions.events(.discovered).isEmpty)
-        // An advert without RSSI keeps the last one.
+        // A report that is not an advert keeps the last RSSI, and is no sign that the peripheral answers there.
+        let heardAt = driver.now
         driver.clock.advance(by: .seconds(1))
         driver.see(strap.object(rssi: nil))
         device = try #require(driver.machine.devices[strap.id])
         sighting = try #require(device.sightings[strap.path()])
         #expect(sighting.rssi == -50)
         #expect(sighting.lastSeen == driver.now)
+        #expect(sighting.lastHeard == heardAt)
     }
 }

@@ -249,6 +249,23 @@ import Testing
         #expect(home.connects.first?.adapter == FleetFixture.hci0)
     }
 
+    /// The other order: the bond adapter heard the device first, and another adapter, which may not connect it,
+    /// heard a newer address since. Weighing that address against the bond adapter's would leave the device with
+    /// no candidate until the bond adapter reported an advert again.
+    @Test func aBondedDeviceHeardLaterElsewhereStillConnectsThroughItsBondAdapter() throws {
+        var driver = try driver(DevicePairing(policy: Self.passkey), adapters: [FleetFixture.hci0, FleetFixture.hci1])
+        var restored = driver.machine.snapshot
+        restored.devices[0].bondAdapter = "hci0"
+        driver.machine.restore(restored)
+        let first = try #require(driver.see(meter.object(1, adapter: FleetFixture.hci0)).connects.first)
+        #expect(first.adapter == FleetFixture.hci0)
+        driver.connectFinished(first, error: FleetFixture.abortByLocal(first.path))
+        driver.clock.advance(by: .milliseconds(100))
+        driver.see(meter.object(2, adapter: FleetFixture.hci1))
+        let retry = driver.advanceUntilConnect(within: .seconds(120))
+        #expect(retry?.path == meter.path(1, adapter: FleetFixture.hci0))
+    }
+
     @Test func rePairElsewhereLetsAnotherAdapterConnect() throws {
         var driver = try driver(DevicePairing(policy: Self.passkey, rePairElsewhere: true), adapters: [FleetFixture.hci0, FleetFixture.hci1])
         var restored = driver.machine.snapshot

@@ -42,10 +42,13 @@ public struct DeviceObject: Sendable, Hashable {
 
     public var path: String { devicePath.rawValue }
 
-    /// The object as the state machine's input.
-    public var report: DeviceReport {
+    /// The object as the state machine's input: what it holds, not news from the peripheral.
+    public var report: DeviceReport { report(heard: false) }
+
+    /// The object as the state machine's input; `heard` when the signal that brought it carried an advert.
+    public func report(heard: Bool) -> DeviceReport {
         DeviceReport(path: devicePath, address: address, addressType: addressType, name: alias ?? name, rssi: rssi,
-                     manufacturerData: manufacturerData, serviceData: serviceData, bonded: bonded)
+                     manufacturerData: manufacturerData, serviceData: serviceData, bonded: bonded, heard: heard)
     }
 
     /// How far its link is, as the state machine takes it.
@@ -53,6 +56,9 @@ public struct DeviceObject: Sendable, Hashable {
 
     /// The properties that carry link state; every other one is news of what the device advertises or is.
     static let linkProperties: Set<String> = ["Connected", "ServicesResolved"]
+    /// The properties BlueZ changes only on an advert (5.66 device.c: device_set_rssi_with_delta,
+    /// device_set_manufacturer_data, device_set_service_data, device_set_tx_power).
+    static let advertProperties: Set<String> = ["RSSI", "ManufacturerData", "ServiceData", "TxPower"]
 }
 
 /// A GattCharacteristic1 object under a device.

@@ -56,7 +56,8 @@ public struct BlueZTree: Sendable {
             }
             if let props = interfaces[BlueZName.device], let device = DeviceObject.read(path: path, props, problems: &problems) {
                 devices.insert(device)
-                out.append(.tree(.deviceAppeared(device.report, device.linkState)))
+                // bluetoothd adds a Device1 for an advert (with its RSSI) or for a device it already knew (without).
+                out.append(.tree(.deviceAppeared(device.report(heard: device.rssi != nil), device.linkState)))
             }
             if let props = interfaces[BlueZName.characteristic],
                let characteristic = CharacteristicObject.read(path: path, props, problems: &problems) {
@@ -88,7 +89,8 @@ public struct BlueZTree: Sendable {
             case BlueZName.device:
                 let resolved = changed["ServicesResolved"]?.bool == true
                 let news = changed.keys.contains { !DeviceObject.linkProperties.contains($0) } || !invalidated.isEmpty
-                return update(device: path, news: news, linkEvidence: resolved) { device, problems in
+                let heard = changed.keys.contains { DeviceObject.advertProperties.contains($0) }
+                return update(device: path, news: news, heard: heard, linkEvidence: resolved) { device, problems in
                     device.apply(changed, invalidated: invalidated, problems: &problems)
                 }.map(Change.tree)
             case BlueZName.characteristic:
@@ -112,7 +114,7 @@ public struct BlueZTree: Sendable {
 
     /// Connect on `path` was answered with success: the link is up, whatever bluetoothd signalled.
     public mutating func connectSucceeded(_ path: DevicePath) -> [TreeChange] {
-        update(device: path.rawValue, news: false, linkEvidence: true) { _, _ in }
+        update(device: path.rawValue, news: false, heard: false, linkEvidence: true) { _, _ in }
     }
 
     /// Everything the tree holds, as the changes that would have built it: adapters, then devices with their
@@ -129,17 +131,17 @@ public struct BlueZTree: Sendable {
 
     /// Applies a new reading of a Device1 object and says what changed, once: other properties (`news`) as an
     /// update, then the link, then resolved services.
-    private mutating func update(device path: String, news: Bool, linkEvidence: Bool,
+    private mutating func update(device path: String, news: Bool, heard: Bool, linkEvidence: Bool,
                                  _ edit: (inout DeviceObject, inout [MalformedProperty]) -> Void) -> [TreeChange] {
         // Edited in place: copying the object out and back costs a retain and release of each of its collections
         // per advert, and leaves them shared while edited.
         var found: [MalformedProperty] = []
-        let changes = devices.modify(path) { Self.update(&$0, news: news, linkEvidence: linkEvidence, problems: &found, edit) } ?? []
+        let changes = devices.modify(path) { Self.update(&$0, news: news, heard: heard, linkEvidence: linkEvidence, problems: &found, edit) } ?? []
         problems += found
         return changes
     }
 
-    private static func update(_ device: inout DeviceObject, news: Bool, linkEvidence: Bool, problems: inout [MalformedProperty],
+    private static func update(_ device: inout DeviceObject, news: Bool, heard: Bool, linkEvidence: Bool, problems: inout [MalformedProperty],
                                _ edit: (inout DeviceObject, inout [MalformedProperty]) -> Void) -> [TreeChange] {
         let wasConnected = device.connected
         let wasResolved = device.servicesResolved
@@ -151,7 +153,7 @@ public struct BlueZTree: Sendable {
         // fleetd makes up for it; a Connected=true that does come, before or after, is then no change.
         if linkEvidence { device.connected = true }
         var out: [TreeChange] = []
-        if news { out.append(.deviceUpdated(device.report)) }
+        if news { out.append(.deviceUpdated(device.report(heard: heard))) }
         if device.connected != wasConnected { out.append(.link(device.devicePath, up: device.connected)) }
         if device.servicesResolved != wasResolved { out.append(.servicesResolved(device.devicePath, device.servicesResolved)) }
         return out

@@ -85,10 +85,11 @@ struct Peripheral: Sendable {
         DevicePath("/org/bluez/\(adapter.name)/dev_" + address(rotation).replacingColons(), adapter: adapter)
     }
 
-    /// What BlueZ reports of this peripheral's Device1 object at one of its addresses.
+    /// What BlueZ reports of this peripheral's Device1 object at one of its addresses: with an RSSI, an advert
+    /// (`heard`); without, what the object holds.
     func object(_ rotation: UInt8 = 0, adapter: AdapterID = FleetFixture.hci0, rssi: Int? = -60) -> DeviceReport {
         DeviceReport(path: path(rotation, adapter: adapter), address: address(rotation), addressType: "random",
-                     name: name, rssi: rssi, manufacturerData: [FleetFixture.company: serial])
+                     name: name, rssi: rssi, manufacturerData: [FleetFixture.company: serial], heard: rssi != nil)
     }
 }
 
