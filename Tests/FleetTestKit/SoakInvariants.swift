@@ -73,8 +73,9 @@ public struct SoakInvariants: Sendable {
         var counterName: String
         var sawDown = false
         var lastDown: Int?
-        /// When `lastDown` was polled.
+        /// When `lastDown` was polled, and when that poll was asked.
         var lastDownAt: Double?
+        var lastDownAskedAt: Double?
     }
 
     struct Touch: Sendable {
@@ -415,6 +416,7 @@ public struct SoakInvariants: Sendable {
                 window.sawDown = true
                 window.lastDown = state.counter
                 window.lastDownAt = now
+                window.lastDownAskedAt = lastPollAskedAt ?? now
                 window.counterName = state.counterName
                 if now - window.opened > thresholds.windowLimit { unobservedWindows += 1 } else { open.append(window) }
                 continue
@@ -426,7 +428,12 @@ public struct SoakInvariants: Sendable {
             }
             // fleetd took back failures after the last poll that saw the device down (a pool it then learned was
             // full): the count that poll saw is not the one fleetd kept, and no later poll saw the one it kept.
-            if let back = takenBack[window.id], let polled = window.lastDownAt, back >= polled {
+            // The take-back is known to be in that poll's answer only if a lag probe came back on the Watch
+            // stream between the take-back's event and the poll's asking: fleetd emits in order and answers
+            // ListDevices on the same actor. Seed 217: the take-back's event arrived 30 ms before a slow poll's
+            // answer that fleetd had made before it.
+            if let back = takenBack[window.id], back >= window.opened, let asked = window.lastDownAskedAt,
+               !lag.anyArrival(from: back, to: asked) {
                 unobservedWindows += 1
                 continue
             }

@@ -126,6 +126,11 @@ public struct SoakLagProbe: Sendable {
         samples.last { $0.at <= time }.map { $0.at - $0.lag }
     }
 
+    /// Whether a probe came back between `from` and `to` (among the last minute's arrivals).
+    public func anyArrival(from: Double, to: Double) -> Bool {
+        samples.contains { $0.at >= from && $0.at <= to }
+    }
+
     /// The largest lag measured from `from` to `now` (arrivals in between, and the lag now).
     public func largestLag(from: Double, to now: Double) -> Double {
         samples.reduce(lag(at: now)) { $1.at >= from ? max($0, $1.lag) : $0 }

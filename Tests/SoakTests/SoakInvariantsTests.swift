@@ -236,24 +236,34 @@ import Testing
 
     /// Seed 106: a device moved off a powered-down adapter aborted on a full one (failures 1, polled); 43 ms
     /// later fleetd learned the pool was full and took the failure back, and the device was ready before the next
-    /// poll. A take-back after the last poll that saw the device down leaves its window unjudged; one before it
-    /// does not.
-    @Test("failures fleetd took back after the last down poll are not judged; a take-back before it changes nothing")
+    /// poll. A take-back the last poll that saw the device down may not have included leaves its window
+    /// unjudged; one that a lag probe shows was in it does not. Seed 217: the take-back's event arrived before
+    /// that poll's answer, which fleetd had made before the take-back.
+    @Test("failures fleetd took back after the last down poll's view are not judged; a take-back in it changes nothing")
     func failuresTakenBackAfterTheLastDownPoll() {
-        func outage(takenBackAt back: Double) -> SoakInvariants {
+        func outage(takenBackAt back: Double, probeBackAt probe: Double? = nil) -> SoakInvariants {
             var rules = SoakInvariants(fleet: fleet, timeScale: 10)
             _ = rules.observe(devices: states(), simulator: nil, at: 0)
             rules.touched(.adapter(0), fault: 110, at: 0)
             rules.openOutageWindows(fault: 110, adapter: 0, at: 0)
             _ = rules.observe(devices: states("waiting-for-adapter"), simulator: nil, at: 0.25)
-            _ = rules.observe(devices: states("backoff", counter: 1), simulator: nil, at: 0.5)
             for device in fleet.devices { rules.failuresTakenBack(device: device.id, at: back) }
+            if let probe {
+                let number = rules.probeSent(at: probe - 0.01)
+                rules.probeArrived(number, at: probe)
+            }
+            _ = rules.observe(devices: states("backoff", counter: 1), simulator: nil, at: 0.5, askedAt: 0.45)
             return rules
         }
         var after = outage(takenBackAt: 0.6)
         #expect(after.observe(devices: states(), simulator: nil, at: 0.75).isEmpty)
         #expect(after.unobservedWindows == fleet.devices.count)
-        var before = outage(takenBackAt: 0.4)
+        var answeredBefore = outage(takenBackAt: 0.47)
+        #expect(answeredBefore.observe(devices: states(), simulator: nil, at: 0.75).isEmpty, "taken back while the poll was on its way")
+        var unconfirmed = outage(takenBackAt: 0.4)
+        #expect(unconfirmed.observe(devices: states(), simulator: nil, at: 0.75).isEmpty, "no probe says the poll saw the take-back")
+        #expect(unconfirmed.unobservedWindows == fleet.devices.count)
+        var before = outage(takenBackAt: 0.4, probeBackAt: 0.42)
         #expect(before.observe(devices: states(), simulator: nil, at: 0.75).map(\.rule) == [.noAttemptForOutages, .noAttemptForOutages])
         let event = SoakWatchEvent(sequence: 1, device: "d", kind: "lifecycle", state: "backoff",
                                    text: "d: its failed connects on hci1 were the full pool's, not its own; failures 1 → 0")
