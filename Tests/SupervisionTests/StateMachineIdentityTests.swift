@@ -53,11 +53,10 @@ import Testing
         #expect(retry.connects.map(\.path) == [strap.path(1)])
     }
 
-    /// Soak seed 202: the device rotated while linked through hci0, hci1 heard its new address, then hci0 power-cycled.
-    /// BlueZ keeps hci0's object of the old address (a device it connected is not temporary); it looked free and
-    /// fresh (its link going down was its latest news), so fleetd connected there, waited out the kernel's 20 s
-    /// LE connection timeout and counted a failure for an outage of the adapter.
-    @Test func anAddressRotatedAwayIsNotConnectedAfterAPowerCycle() throws {
+    /// The device, linked through hci0 at its first address, rotated; hci0 powered off (BlueZ keeps its object of
+    /// the old address), and hci1 then heard the new address, further away. Returns the driver and what that
+    /// advert asked for.
+    func rotatedAwayWhileHci0IsOff() throws -> (ManualDriver, [FleetAction]) {
         var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
         driver.adapter(FleetFixture.hci0)
         driver.adapter(FleetFixture.hci1)
@@ -66,8 +65,17 @@ import Testing
         driver.linkDown(strap.object(0))
         driver.power(false, adapter: FleetFixture.hci0)
         driver.clock.advance(by: .milliseconds(500))
-        // Heard at its new address, further away, by the other adapter while hci0 is off.
-        var connects = driver.see(strap.object(1, adapter: FleetFixture.hci1, rssi: -85)).connects
+        let heard = driver.see(strap.object(1, adapter: FleetFixture.hci1, rssi: -85))
+        return (driver, heard)
+    }
+
+    /// Soak seed 202: the device rotated while linked through hci0, hci1 heard its new address, then hci0 power-cycled.
+    /// BlueZ keeps hci0's object of the old address (a device it connected is not temporary); it looked free and
+    /// fresh (its link going down was its latest news), so fleetd connected there, waited out the kernel's 20 s
+    /// LE connection timeout and counted a failure for an outage of the adapter.
+    @Test func anAddressRotatedAwayIsNotConnectedAfterAPowerCycle() throws {
+        var (driver, heard) = try rotatedAwayWhileHci0IsOff()
+        var connects = heard.connects
         driver.clock.advance(by: .milliseconds(500))
         connects += driver.power(true, adapter: FleetFixture.hci0).connects
         if connects.isEmpty { connects = driver.advanceUntilConnect(within: .seconds(70)).map { [$0] } ?? [] }
@@ -104,15 +112,7 @@ import Testing
     /// copy of the tree: what was heard of each path must survive that, or the rotated-away address is a
     /// candidate again.
     @Test func aReloadKeepsWhatWasHeardOfEachAddress() throws {
-        var driver = ManualDriver(try FleetFixture.machine([strap.wanted()]))
-        driver.adapter(FleetFixture.hci0)
-        driver.adapter(FleetFixture.hci1)
-        try driver.bringUp(strap, rotation: 0, adapter: FleetFixture.hci0)
-        driver.clock.advance(by: .seconds(20))
-        driver.linkDown(strap.object(0))
-        driver.power(false, adapter: FleetFixture.hci0)
-        driver.clock.advance(by: .milliseconds(200))
-        driver.see(strap.object(1, adapter: FleetFixture.hci1, rssi: -85))
+        var (driver, _) = try rotatedAwayWhileHci0IsOff()
         driver.clock.advance(by: .milliseconds(200))
         let rules = try FleetFixture.rules()
         driver.send { machine, now in (try? machine.reload(rules: rules, wanted: [strap.wanted()], previouslyConfigured: [strap.id], now: now))?.0 ?? [] }
