@@ -71,7 +71,8 @@ type Device (
   # Connect attempts in the current cycle, since the device was last ready (0 while ready).
   attempt: int,
   # Consecutive failures counted against the class's retry budget (failed connects, links lost before
-  # ready); cleared when a session reaches ready. A session that reached ready and ended is not a failure.
+  # ready); cleared when a session reaches ready. A session that reached ready and ended is not a failure,
+  # nor are an adapter's outage, a full pool's refusals or the first cancel of an earlier fleetd's connect.
   failures: int,
   nextRetryInSeconds: ?float,
   policyClass: string,
