@@ -151,8 +151,7 @@ public struct ReconnectState: Sendable, Hashable {
 
         case .retrySoon where transientRetries < transientLimit:
             transientRetries += 1
-            let floor = configuration.backoff.floor
-            let delay = Duration.random(in: floor...(floor * 2), using: &rng)
+            let delay = soonDelay(using: &rng)
             return step(.connect(after: delay), classification,
                         "\(code); transient \(transientRetries) of \(transientLimit), retry in \(delay.humanDescription)")
 
@@ -169,8 +168,7 @@ public struct ReconnectState: Sendable, Hashable {
                 // A killed fleetd's connect that BlueZ still runs (soak seed 210: it outlived the restart by 75 s
                 // on a device that never answers). Not the device's failure; a leftover that is back after the
                 // Disconnect is, from the second time in a row.
-                let floor = configuration.backoff.floor
-                let delay = Duration.random(in: floor...(floor * 2), using: &rng)
+                let delay = soonDelay(using: &rng)
                 return step(.disconnectThenConnect(after: delay), classification,
                             "\(code); a connect left running by an earlier fleetd: disconnect, no attempt burnt, then retry in \(delay.humanDescription)")
             }
@@ -208,6 +206,12 @@ public struct ReconnectState: Sendable, Hashable {
         default: "retry"
         }
         return step(action(delay), classification, "\(classification.code); \(verb) \(failures) in \(delay.humanDescription)")
+    }
+
+    /// A retry soon, without advancing the backoff: between the class's floor and twice it.
+    private func soonDelay(using rng: inout some RandomNumberGenerator) -> Duration {
+        let floor = configuration.backoff.floor
+        return Duration.random(in: floor...(floor * 2), using: &rng)
     }
 
     private func step(_ action: ReconnectStep.Action, _ classification: ErrorClassification, _ reason: String) -> ReconnectStep {
