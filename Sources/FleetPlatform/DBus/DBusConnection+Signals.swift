@@ -88,18 +88,19 @@ extension DBusConnection {
 
     /// Runs on the I/O thread: updates followed owners, then yields to every matching subscriber.
     func deliver(signal message: DBusMessage) {
-        let targets = state.withLock { state -> [Subscription.Sink] in
+        // Nearly every signal has one subscriber (fleetd's one BlueZ subscription): it is kept without an array,
+        // which would be a malloc and a free per signal under a flood (issue 18).
+        var first: Subscription.Sink?
+        var others: [Subscription.Sink] = []
+        state.withLock { state in
             if message.member == "NameOwnerChanged", message.interface == "org.freedesktop.DBus",
                message.sender == "org.freedesktop.DBus", message.body.count == 3,
                case .string(let name) = message.body[0], case .string(let newOwner) = message.body[2],
                state.nameOwners[name] != nil {
                 state.nameOwners[name] = newOwner
             }
-            var out: [Subscription.Sink] = []
             for subscription in state.subscriptions.values {
-                let matches = subscription.rules.contains { rule in
-                    rule.matches(message, owner: rule.sender.flatMap { state.nameOwners[$0] })
-                }
+                let matches = subscription.rules.contains { $0.matches(message, owners: state.nameOwners) }
                 guard matches else { continue }
                 switch subscription.sink {
                 case .each(_, let delivered):
@@ -109,15 +110,18 @@ extension DBusConnection {
                     // The batcher marks what it keeps when offered; the batch is yielded at the end of this read turn.
                     state.batchesPending = true
                 }
-                out.append(subscription.sink)
+                if first == nil { first = subscription.sink } else { others.append(subscription.sink) }
             }
-            return out
         }
-        for target in targets {
-            switch target {
-            case .each(let continuation, _): continuation.yield(message)
-            case .batches(let batcher): batcher.offer(message)
-            }
+        guard let first else { return }
+        Self.hand(message, to: first)
+        for target in others { Self.hand(message, to: target) }
+    }
+
+    private static func hand(_ message: DBusMessage, to target: Subscription.Sink) {
+        switch target {
+        case .each(let continuation, _): continuation.yield(message)
+        case .batches(let batcher): batcher.offer(message)
         }
     }
 }

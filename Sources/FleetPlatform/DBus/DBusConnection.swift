@@ -26,6 +26,8 @@ public final class DBusConnection: @unchecked Sendable {
     private let signalQueue: Bool
     /// Messages received so far; touched only on the I/O thread, which stamps each one's `arrival`.
     private var arrivals: UInt64 = 0
+    /// The names and strings received messages keep repeating, decoded once; I/O thread only.
+    private let receivedStrings = DBusStringTable()
     /// Messages the filter has seen; read and written only on the I/O thread.
     private var dispatched = 0
     /// `dispatched` when the batch being collected opened; I/O thread only.
@@ -428,7 +430,7 @@ public final class DBusConnection: @unchecked Sendable {
         dispatched &+= 1
         var message: DBusMessage
         do {
-            message = try DBusMessagePointer.decodeBorrowed(pointer)
+            message = try DBusMessagePointer.decode(pointer, strings: receivedStrings)
         } catch {
             return false
         }
@@ -468,10 +470,3 @@ private func dbusConnectionFilter(_ connection: OpaquePointer?, _ message: Opaqu
     return owner.handle(message) ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
 }
 
-extension DBusMessagePointer {
-    /// Decodes a message libdbus lends to the filter, taking a reference for the duration.
-    static func decodeBorrowed(_ pointer: OpaquePointer) throws(DBusError) -> DBusMessage {
-        let owned = DBusMessagePointer(owning: dbus_message_ref(pointer))
-        return try owned.decode()
-    }
-}

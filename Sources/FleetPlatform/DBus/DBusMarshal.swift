@@ -107,10 +107,12 @@ enum DBusMarshal {
 
     // MARK: Reading
 
-    static func decodeAll(_ iter: inout DBusMessageIter) throws(DBusError) -> [DBusValue] {
+    /// Decodes every value under the iterator. Strings go through `strings` when given (the connection's
+    /// table of names it keeps receiving).
+    static func decodeAll(_ iter: inout DBusMessageIter, strings: DBusStringTable? = nil) throws(DBusError) -> [DBusValue] {
         var values: [DBusValue] = []
         while dbus_message_iter_get_arg_type(&iter) != FLEET_DBUS_TYPE_INVALID {
-            values.append(try decodeOne(&iter))
+            values.append(try decodeOne(&iter, strings: strings))
             dbus_message_iter_next(&iter)
         }
         return values
@@ -122,10 +124,11 @@ enum DBusMarshal {
         return value
     }
 
-    private static func getText(_ iter: inout DBusMessageIter) -> String {
+    private static func getText(_ iter: inout DBusMessageIter, _ strings: DBusStringTable?) -> String {
         var pointer: UnsafePointer<CChar>? = nil
         dbus_message_iter_get_basic(&iter, &pointer)
-        return pointer.map { String(cString: $0) } ?? ""
+        guard let pointer else { return "" }
+        return strings?.string(pointer) ?? String(cString: pointer)
     }
 
     /// The full signature of the value under the iterator, used only when it cannot be inferred (empty containers).
@@ -135,7 +138,7 @@ enum DBusMarshal {
         return try DBusType.parse(String(cString: raw))
     }
 
-    static func decodeOne(_ iter: inout DBusMessageIter) throws(DBusError) -> DBusValue {
+    static func decodeOne(_ iter: inout DBusMessageIter, strings: DBusStringTable? = nil) throws(DBusError) -> DBusValue {
         let type = dbus_message_iter_get_arg_type(&iter)
         switch type {
         case FLEET_DBUS_TYPE_BYTE: return .byte(get(&iter, UInt8(0)))
@@ -148,25 +151,25 @@ enum DBusMarshal {
         case FLEET_DBUS_TYPE_UINT64: return .uint64(get(&iter, UInt64(0)))
         case FLEET_DBUS_TYPE_DOUBLE: return .double(get(&iter, Double(0)))
         case FLEET_DBUS_TYPE_UNIX_FD: return .unixFD(get(&iter, Int32(-1)))
-        case FLEET_DBUS_TYPE_STRING: return .string(getText(&iter))
-        case FLEET_DBUS_TYPE_OBJECT_PATH: return .objectPath(getText(&iter))
-        case FLEET_DBUS_TYPE_SIGNATURE: return .signature(getText(&iter))
+        case FLEET_DBUS_TYPE_STRING: return .string(getText(&iter, strings))
+        case FLEET_DBUS_TYPE_OBJECT_PATH: return .objectPath(getText(&iter, strings))
+        case FLEET_DBUS_TYPE_SIGNATURE: return .signature(getText(&iter, strings))
         case FLEET_DBUS_TYPE_VARIANT:
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &sub)
-            return .variant(try decodeOne(&sub))
+            return .variant(try decodeOne(&sub, strings: strings))
         case FLEET_DBUS_TYPE_STRUCT:
             var sub = DBusMessageIter()
             dbus_message_iter_recurse(&iter, &sub)
-            return .structure(try decodeAll(&sub))
+            return .structure(try decodeAll(&sub, strings: strings))
         case FLEET_DBUS_TYPE_ARRAY:
-            return try decodeArray(&iter)
+            return try decodeArray(&iter, strings)
         default:
             throw DBusError(.invalidArgument, "unsupported D-Bus type code \(type)")
         }
     }
 
-    private static func decodeArray(_ iter: inout DBusMessageIter) throws(DBusError) -> DBusValue {
+    private static func decodeArray(_ iter: inout DBusMessageIter, _ strings: DBusStringTable?) throws(DBusError) -> DBusValue {
         let elementCode = dbus_message_iter_get_element_type(&iter)
         var sub = DBusMessageIter()
         dbus_message_iter_recurse(&iter, &sub)
@@ -185,9 +188,9 @@ enum DBusMarshal {
             while dbus_message_iter_get_arg_type(&sub) != FLEET_DBUS_TYPE_INVALID {
                 var pair = DBusMessageIter()
                 dbus_message_iter_recurse(&sub, &pair)
-                let key = try decodeOne(&pair)
+                let key = try decodeOne(&pair, strings: strings)
                 guard dbus_message_iter_next(&pair) != 0 else { throw DBusError(.invalidArgument, "dict entry without a value") }
-                let value = try decodeOne(&pair)
+                let value = try decodeOne(&pair, strings: strings)
                 entries.append(DBusDictEntry(key, value))
                 dbus_message_iter_next(&sub)
             }
@@ -202,7 +205,7 @@ enum DBusMarshal {
         // An empty array of a basic type (PropertiesChanged's invalidated `as`, on every property signal) is
         // typed from its element code: asking libdbus for the signature costs a malloc, a string and a parse.
         if empty, let element = basicType(code: elementCode) { return .array(element, []) }
-        let items = try decodeAll(&sub)
+        let items = try decodeAll(&sub, strings: strings)
         if !empty, let first = items.first, !needsSignature(first) {
             return .array(first.type, items)
         }

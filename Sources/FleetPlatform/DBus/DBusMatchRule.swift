@@ -41,24 +41,29 @@ public struct DBusMatchRule: Sendable, Hashable {
         return parts.joined(separator: ",")
     }
 
-    /// Whether a received signal matches; `owner` is the current unique name behind a well-known `sender`.
-    func matches(_ message: DBusMessage, owner: String?) -> Bool {
+    /// Whether a received signal matches; `owners` holds the current unique name behind each followed
+    /// well-known `sender`. The fields are checked cheapest first, and the owner is looked up (a hash of the
+    /// name) only when every other field matched: this runs for every rule on every signal (issue 18).
+    func matches(_ message: DBusMessage, owners: [String: String]) -> Bool {
         guard message.kind == .signal else { return false }
-        if let sender {
-            if sender.hasPrefix(":") || sender == "org.freedesktop.DBus" {
-                guard message.sender == sender || (sender == "org.freedesktop.DBus" && message.sender == sender) else { return false }
-            } else {
-                guard let owner, message.sender == owner else { return false }
-            }
-        }
+        if let member, message.member != member { return false }
+        if let interface, message.interface != interface { return false }
         if let path, message.path != path { return false }
         if let pathNamespace, pathNamespace != "/" {
-            guard let p = message.path, p == pathNamespace || p.hasPrefix(pathNamespace + "/") else { return false }
+            guard let p = message.path, p.hasPrefix(pathNamespace),
+                  p.utf8.count == pathNamespace.utf8.count
+                    || p.utf8[p.utf8.index(p.utf8.startIndex, offsetBy: pathNamespace.utf8.count)] == UInt8(ascii: "/")
+            else { return false }
         }
-        if let interface, message.interface != interface { return false }
-        if let member, message.member != member { return false }
         if let arg0 {
             guard case .string(let first)? = message.body.first, first == arg0 else { return false }
+        }
+        if let sender {
+            if sender.hasPrefix(":") || sender == "org.freedesktop.DBus" {
+                guard message.sender == sender else { return false }
+            } else {
+                guard let owner = owners[sender], message.sender == owner else { return false }
+            }
         }
         return true
     }

@@ -1,0 +1,61 @@
+@testable import FleetPlatform
+import Testing
+
+/// The decoder's table of names a connection keeps receiving (issue 18): a string it hands out must always be the
+/// one the bytes say, whatever the table held before.
+@Suite struct DBusStringTableTests {
+    @Test func aNameReceivedAgainIsTheStringMadeTheFirstTime() {
+        let table = DBusStringTable()
+        let first = "org.freedesktop.DBus.Properties".withCString { table.string($0) }
+        let second = "org.freedesktop.DBus.Properties".withCString { table.string($0) }
+        #expect(first == "org.freedesktop.DBus.Properties")
+        #expect(second == first)
+        #expect(table.made == 1)
+        #expect(table.hits == 1)
+    }
+
+    /// One slot: every name collides with the one before it, and each lookup still returns its own bytes.
+    @Test func namesThatShareASlotEachComeBackAsThemselves() {
+        let table = DBusStringTable(slotCount: 1)
+        let names = ["/org/bluez/hci0/dev_AA_BB_CC_DD_EE_01", "/org/bluez/hci0/dev_AA_BB_CC_DD_EE_02",
+                     "/org/bluez/hci1/dev_AA_BB_CC_DD_EE_01", "org.bluez.GattCharacteristic1"]
+        for _ in 0..<3 {
+            for name in names { #expect(name.withCString { table.string($0) } == name) }
+        }
+        #expect(table.hits == 0)
+        #expect(table.made == 12)
+    }
+
+    /// Same length, same slot: only the bytes tell them apart.
+    @Test func aNameOfTheSameLengthInTheSameSlotIsNotTakenForIt() {
+        let table = DBusStringTable(slotCount: 1)
+        #expect("org.bluez.Device1".withCString { table.string($0) } == "org.bluez.Device1")
+        #expect("org.bluez.Device2".withCString { table.string($0) } == "org.bluez.Device2")
+        #expect("org.bluez.Device1".withCString { table.string($0) } == "org.bluez.Device1")
+        #expect(table.hits == 0)
+    }
+
+    /// Swift keeps up to 15 bytes inline (nothing to share) and the table does not keep long strings.
+    @Test func shortAndLongStringsAreMadeAsBeforeAndNotKept() {
+        let table = DBusStringTable()
+        let short = "RSSI"
+        let fifteen = String(repeating: "a", count: 15)
+        let long = String(repeating: "é", count: 200)   // 400 bytes
+        for _ in 0..<2 {
+            #expect(short.withCString { table.string($0) } == short)
+            #expect(fifteen.withCString { table.string($0) } == fifteen)
+            #expect(long.withCString { table.string($0) } == long)
+            #expect("".withCString { table.string($0) } == "")
+        }
+        #expect(table.made == 0)
+        #expect(table.hits == 0)
+    }
+
+    @Test func multibyteTextAndAnAbsentFieldDecodeAsBefore() {
+        let table = DBusStringTable()
+        let name = "Herzfrequenz-Gürtel ♥ Läufer"
+        #expect(name.withCString { table.string($0) } == name)
+        #expect(name.withCString { table.string($0) } == name)
+        #expect(table.string(nil as UnsafePointer<CChar>?) == nil)
+    }
+}
