@@ -469,4 +469,3 @@ private func dbusConnectionFilter(_ connection: OpaquePointer?, _ message: Opaqu
     let owner = Unmanaged<DBusConnection>.fromOpaque(context).takeUnretainedValue()
     return owner.handle(message) ? DBUS_HANDLER_RESULT_HANDLED : DBUS_HANDLER_RESULT_NOT_YET_HANDLED
 }
-
