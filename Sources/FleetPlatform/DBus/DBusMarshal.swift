@@ -107,9 +107,9 @@ enum DBusMarshal {
 
     // MARK: Reading
 
-    /// Decodes every value under the iterator. Strings go through `strings` when given (the connection's
-    /// table of names it keeps receiving).
-    static func decodeAll(_ iter: inout DBusMessageIter, strings: DBusStringTable? = nil) throws(DBusError) -> [DBusValue] {
+    /// Decodes every value under the iterator. Strings go through `strings` (the connection's table of names it
+    /// keeps receiving).
+    static func decodeAll(_ iter: inout DBusMessageIter, strings: DBusStringTable) throws(DBusError) -> [DBusValue] {
         var values: [DBusValue] = []
         while dbus_message_iter_get_arg_type(&iter) != FLEET_DBUS_TYPE_INVALID {
             values.append(try decodeOne(&iter, strings: strings))
@@ -124,11 +124,10 @@ enum DBusMarshal {
         return value
     }
 
-    private static func getText(_ iter: inout DBusMessageIter, _ strings: DBusStringTable?) -> String {
+    private static func getText(_ iter: inout DBusMessageIter, _ strings: DBusStringTable) -> String {
         var pointer: UnsafePointer<CChar>? = nil
         dbus_message_iter_get_basic(&iter, &pointer)
-        guard let pointer else { return "" }
-        return strings?.string(pointer) ?? String(cString: pointer)
+        return strings.string(pointer) ?? ""
     }
 
     /// The full signature of the value under the iterator, used only when it cannot be inferred (empty containers).
@@ -138,7 +137,7 @@ enum DBusMarshal {
         return try DBusType.parse(String(cString: raw))
     }
 
-    static func decodeOne(_ iter: inout DBusMessageIter, strings: DBusStringTable? = nil) throws(DBusError) -> DBusValue {
+    static func decodeOne(_ iter: inout DBusMessageIter, strings: DBusStringTable) throws(DBusError) -> DBusValue {
         let type = dbus_message_iter_get_arg_type(&iter)
         switch type {
         case FLEET_DBUS_TYPE_BYTE: return .byte(get(&iter, UInt8(0)))
@@ -169,7 +168,7 @@ enum DBusMarshal {
         }
     }
 
-    private static func decodeArray(_ iter: inout DBusMessageIter, _ strings: DBusStringTable?) throws(DBusError) -> DBusValue {
+    private static func decodeArray(_ iter: inout DBusMessageIter, _ strings: DBusStringTable) throws(DBusError) -> DBusValue {
         let elementCode = dbus_message_iter_get_element_type(&iter)
         var sub = DBusMessageIter()
         dbus_message_iter_recurse(&iter, &sub)

@@ -50,9 +50,9 @@ public struct DBusMatchRule: Sendable, Hashable {
         if let interface, message.interface != interface { return false }
         if let path, message.path != path { return false }
         if let pathNamespace, pathNamespace != "/" {
+            // The namespace itself, or below it: the next byte after it is a slash (no string built per signal).
             guard let p = message.path, p.hasPrefix(pathNamespace),
-                  p.utf8.count == pathNamespace.utf8.count
-                    || p.utf8[p.utf8.index(p.utf8.startIndex, offsetBy: pathNamespace.utf8.count)] == UInt8(ascii: "/")
+                  p.utf8.count == pathNamespace.utf8.count || p.utf8.dropFirst(pathNamespace.utf8.count).first == UInt8(ascii: "/")
             else { return false }
         }
         if let arg0 {

@@ -57,8 +57,8 @@ final class DBusMessagePointer: @unchecked Sendable {
 
     /// Decodes the whole message into a Sendable value. `raw` need only live for the call: the filter decodes
     /// the message libdbus lends it without taking a reference or a box of its own. Names and strings go through
-    /// `strings` when given (the connection's table of what it keeps receiving).
-    static func decode(_ raw: OpaquePointer, strings: DBusStringTable? = nil) throws(DBusError) -> DBusMessage {
+    /// `strings` (the connection's table of what it keeps receiving).
+    static func decode(_ raw: OpaquePointer, strings: DBusStringTable) throws(DBusError) -> DBusMessage {
         let kind: DBusMessage.Kind
         switch dbus_message_get_type(raw) {
         case FLEET_DBUS_MESSAGE_TYPE_METHOD_CALL: kind = .methodCall
@@ -67,10 +67,7 @@ final class DBusMessagePointer: @unchecked Sendable {
         case FLEET_DBUS_MESSAGE_TYPE_SIGNAL: kind = .signal
         default: throw DBusError(.invalidArgument, "unknown message type \(dbus_message_get_type(raw))")
         }
-        func text(_ p: UnsafePointer<CChar>?) -> String? {
-            guard let p else { return nil }
-            return strings?.string(p) ?? String(cString: p)
-        }
+        func text(_ p: UnsafePointer<CChar>?) -> String? { strings.string(p) }
         var iter = DBusMessageIter()
         var body: [DBusValue] = []
         if dbus_message_iter_init(raw, &iter) != 0 { body = try DBusMarshal.decodeAll(&iter, strings: strings) }

@@ -18,7 +18,7 @@ final class DBusStringTable {
     static let longestKept = 255
     private var slots: [String?]
     private let mask: Int
-    /// Lookups answered from the table, and strings made; for tests and benchmarks.
+    /// Lookups answered from the table, and strings made; for tests.
     private(set) var hits = 0
     private(set) var made = 0
 
