@@ -116,8 +116,9 @@ extension FleetStateMachine {
     /// up, the link counts as active, twins are sorted out and waiting devices get their turn.
     private mutating func settle(_ id: DeviceID, path: DevicePath, wasLink: Bool, rssi: Int?, now: Duration) -> [FleetAction] {
         var actions: [FleetAction] = []
-        if var device = devices[id], let sighting = device.sightings[path], sighting.connected, sighting.servicesResolved,
-           device.linkPath == path, device.phase == .connected {
+        // Asked in place: copying the device out to ask would retain and release each of its collections on
+        // every advert, and set-up is due on almost none of them.
+        if let index = devices.index(forKey: id), devices.values[index].awaitsSetUp(on: path), var device = devices[id] {
             actions += beginSetUp(&device, now: now)
             devices[id] = device
         }

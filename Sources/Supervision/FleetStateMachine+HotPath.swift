@@ -76,6 +76,15 @@ extension FleetDevice {
 }
 
 extension FleetDevice {
+    /// Whether its link on `path` is up with services resolved while it is still `connected` (set-up not begun);
+    /// mutating only so that the table is read in place.
+    mutating func awaitsSetUp(on path: DevicePath) -> Bool {
+        guard linkPath == path, phase == .connected, let sighting = sightings[path] else { return false }
+        return sighting.connected && sighting.servicesResolved
+    }
+}
+
+extension FleetDevice {
     /// `FleetStateMachine.hasNoTwins`; mutating only so that the table is read in place.
     mutating func hasNoTwins() -> Bool {
         guard twinDisconnects.isEmpty else { return false }

@@ -54,11 +54,22 @@ public struct DeviceObject: Sendable, Hashable {
     /// How far its link is, as the state machine takes it.
     public var linkState: LinkState { connected ? (servicesResolved ? .resolved : .up) : .down }
 
-    /// The properties that carry link state; every other one is news of what the device advertises or is.
-    static let linkProperties: Set<String> = ["Connected", "ServicesResolved"]
-    /// The properties BlueZ changes only on an advert (5.66 device.c: device_set_rssi_with_delta,
+    /// Whether the property carries link state; every other one is news of what the device advertises or is.
+    static func isLinkProperty(_ name: String) -> Bool {
+        switch name {
+        case "Connected", "ServicesResolved": true
+        default: false
+        }
+    }
+
+    /// Whether BlueZ changes the property only on an advert (5.66 device.c: device_set_rssi_with_delta,
     /// device_set_manufacturer_data, device_set_service_data, device_set_tx_power).
-    static let advertProperties: Set<String> = ["RSSI", "ManufacturerData", "ServiceData", "TxPower"]
+    static func isAdvertProperty(_ name: String) -> Bool {
+        switch name {
+        case "RSSI", "ManufacturerData", "ServiceData", "TxPower": true
+        default: false
+        }
+    }
 }
 
 /// A GattCharacteristic1 object under a device.
@@ -157,18 +168,25 @@ extension DeviceObject {
             manufacturerData: r.manufacturerData("ManufacturerData") ?? [:], serviceData: r.serviceData("ServiceData") ?? [:])
     }
 
+    /// Applies a PropertiesChanged. Walks what changed (one property, usually RSSI) rather than looking up
+    /// each property fleetd keeps: an advert then costs one lookup, not ten (issue 18).
     mutating func apply(_ changed: [String: DBusValue], invalidated: [String], problems: inout [MalformedProperty]) {
         var r = BlueZPropertyReader(path: path, interface: BlueZName.device, properties: changed)
-        if let v = r.string("Name") { name = v }
-        if let v = r.string("Alias") { alias = v }
-        if let v = r.int("RSSI") { rssi = v }
-        if let v = r.manufacturerData("ManufacturerData") { manufacturerData = v }
-        if let v = r.serviceData("ServiceData") { serviceData = v }
-        if let v = r.bool("Connected") { connected = v }
-        if let v = r.bool("ServicesResolved") { servicesResolved = v }
-        if let v = r.bool("Bonded") { bonded = v }
-        if let v = r.string("Address") { address = v }
-        if let v = r.string("AddressType") { addressType = v }
+        for key in changed.keys {
+            switch key {
+            case "Name": if let v = r.string(key) { name = v }
+            case "Alias": if let v = r.string(key) { alias = v }
+            case "RSSI": if let v = r.int(key) { rssi = v }
+            case "ManufacturerData": if let v = r.manufacturerData(key) { manufacturerData = v }
+            case "ServiceData": if let v = r.serviceData(key) { serviceData = v }
+            case "Connected": if let v = r.bool(key) { connected = v }
+            case "ServicesResolved": if let v = r.bool(key) { servicesResolved = v }
+            case "Bonded": if let v = r.bool(key) { bonded = v }
+            case "Address": if let v = r.string(key) { address = v }
+            case "AddressType": if let v = r.string(key) { addressType = v }
+            default: break
+            }
+        }
         if invalidated.contains("RSSI") { rssi = nil }
         problems += r.problems
     }

@@ -87,12 +87,16 @@ public struct BlueZTree: Sendable {
                 adapters[path] = adapter
                 return adapter.powered == wasPowered ? [] : [.tree(.adapterPowered(adapter.id, adapter.powered))]
             case BlueZName.device:
-                let resolved = changed["ServicesResolved"]?.bool == true
-                let news = changed.keys.contains { !DeviceObject.linkProperties.contains($0) } || !invalidated.isEmpty
-                let heard = changed.keys.contains { DeviceObject.advertProperties.contains($0) }
+                // One pass over what changed (usually RSSI alone), comparing names rather than hashing them.
+                var resolved = false, news = !invalidated.isEmpty, heard = false
+                for (name, value) in changed {
+                    if name == "ServicesResolved", value.bool == true { resolved = true }
+                    if !DeviceObject.isLinkProperty(name) { news = true }
+                    if DeviceObject.isAdvertProperty(name) { heard = true }
+                }
                 return update(device: path, news: news, heard: heard, linkEvidence: resolved) { device, problems in
                     device.apply(changed, invalidated: invalidated, problems: &problems)
-                }.map(Change.tree)
+                }
             case BlueZName.characteristic:
                 return characteristicChanged(path, interface, changed)
             default:
@@ -114,7 +118,9 @@ public struct BlueZTree: Sendable {
 
     /// Connect on `path` was answered with success: the link is up, whatever bluetoothd signalled.
     public mutating func connectSucceeded(_ path: DevicePath) -> [TreeChange] {
-        update(device: path.rawValue, news: false, heard: false, linkEvidence: true) { _, _ in }
+        update(device: path.rawValue, news: false, heard: false, linkEvidence: true) { _, _ in }.compactMap { change in
+            if case .tree(let change) = change { change } else { nil }
+        }
     }
 
     /// Everything the tree holds, as the changes that would have built it: adapters, then devices with their
@@ -132,7 +138,7 @@ public struct BlueZTree: Sendable {
     /// Applies a new reading of a Device1 object and says what changed, once: other properties (`news`) as an
     /// update, then the link, then resolved services.
     private mutating func update(device path: String, news: Bool, heard: Bool, linkEvidence: Bool,
-                                 _ edit: (inout DeviceObject, inout [MalformedProperty]) -> Void) -> [TreeChange] {
+                                 _ edit: (inout DeviceObject, inout [MalformedProperty]) -> Void) -> [Change] {
         // Edited in place: copying the object out and back costs a retain and release of each of its collections
         // per advert, and leaves them shared while edited.
         var found: [MalformedProperty] = []
@@ -142,7 +148,7 @@ public struct BlueZTree: Sendable {
     }
 
     private static func update(_ device: inout DeviceObject, news: Bool, heard: Bool, linkEvidence: Bool, problems: inout [MalformedProperty],
-                               _ edit: (inout DeviceObject, inout [MalformedProperty]) -> Void) -> [TreeChange] {
+                               _ edit: (inout DeviceObject, inout [MalformedProperty]) -> Void) -> [Change] {
         let wasConnected = device.connected
         let wasResolved = device.servicesResolved
         edit(&device, &problems)
@@ -152,10 +158,11 @@ public struct BlueZTree: Sendable {
         // link) or a successful Connect reply are the first word that the link is up. This is the one place
         // fleetd makes up for it; a Connected=true that does come, before or after, is then no change.
         if linkEvidence { device.connected = true }
-        var out: [TreeChange] = []
-        if news { out.append(.deviceUpdated(device.report(heard: heard))) }
-        if device.connected != wasConnected { out.append(.link(device.devicePath, up: device.connected)) }
-        if device.servicesResolved != wasResolved { out.append(.servicesResolved(device.devicePath, device.servicesResolved)) }
+        // Built as the tree's own changes: wrapping an array of `TreeChange`s afterwards cost a second array per advert.
+        var out: [Change] = []
+        if news { out.append(.tree(.deviceUpdated(device.report(heard: heard)))) }
+        if device.connected != wasConnected { out.append(.tree(.link(device.devicePath, up: device.connected))) }
+        if device.servicesResolved != wasResolved { out.append(.tree(.servicesResolved(device.devicePath, device.servicesResolved))) }
         return out
     }
 

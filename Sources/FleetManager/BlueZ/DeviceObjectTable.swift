@@ -1,3 +1,5 @@
+import Supervision
+
 /// The tree's Device1 objects by object path, stored densely: the objects in one array, and a hash table from
 /// path to position in it.
 ///
@@ -21,6 +23,12 @@ public struct DeviceObjectTable: Sendable {
 
     public subscript(path: String) -> DeviceObject? {
         positions[path].map { values[$0] }
+    }
+
+    /// The `DevicePath` of the object at `path`, read in place: through the subscript, a notification copied
+    /// the whole object (retaining each of its strings and collections) to read one field.
+    public func devicePath(of path: String) -> DevicePath? {
+        positions[path].map { values[$0].devicePath }
     }
 
     /// Adds `object`, or replaces the object at its path.

@@ -98,7 +98,7 @@ extension FleetSupervisor {
     /// A Value change on a subscribed characteristic of a fleet device: numbered and kept.
     func notification(_ characteristic: CharacteristicObject, _ bytes: [UInt8]) {
         // A value is the link doing its job: eviction takes the least recently active link first.
-        guard let path = tree.devices[characteristic.device]?.devicePath,
+        guard let path = tree.devices.devicePath(of: characteristic.device),
               let id = machine.subscribedValue(on: path, characteristic: characteristic.uuid, now: now()) else { return }
         feed.publish(device: id, kind: .notification(characteristic: characteristic.uuid, value: bytes),
                      text: "notification (\(bytes.count) bytes)")

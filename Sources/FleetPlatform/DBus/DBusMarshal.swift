@@ -111,10 +111,12 @@ enum DBusMarshal {
     /// keeps receiving).
     static func decodeAll(_ iter: inout DBusMessageIter, strings: DBusStringTable) throws(DBusError) -> [DBusValue] {
         var values: [DBusValue] = []
-        while dbus_message_iter_get_arg_type(&iter) != FLEET_DBUS_TYPE_INVALID {
+        guard dbus_message_iter_get_arg_type(&iter) != FLEET_DBUS_TYPE_INVALID else { return values }
+        // `next` says whether it moved onto a value: asking the type again before each one cost a second walk of
+        // the signature per value (libdbus's `_dbus_first_type_in_signature`, 2–3 % of fleetd's samples).
+        repeat {
             values.append(try decodeOne(&iter, strings: strings))
-            dbus_message_iter_next(&iter)
-        }
+        } while dbus_message_iter_next(&iter) != 0
         return values
     }
 
@@ -184,14 +186,15 @@ enum DBusMarshal {
         let empty = dbus_message_iter_get_arg_type(&sub) == FLEET_DBUS_TYPE_INVALID
         if elementCode == FLEET_DBUS_TYPE_DICT_ENTRY {
             var entries: [DBusDictEntry] = []
-            while dbus_message_iter_get_arg_type(&sub) != FLEET_DBUS_TYPE_INVALID {
-                var pair = DBusMessageIter()
-                dbus_message_iter_recurse(&sub, &pair)
-                let key = try decodeOne(&pair, strings: strings)
-                guard dbus_message_iter_next(&pair) != 0 else { throw DBusError(.invalidArgument, "dict entry without a value") }
-                let value = try decodeOne(&pair, strings: strings)
-                entries.append(DBusDictEntry(key, value))
-                dbus_message_iter_next(&sub)
+            if !empty {
+                repeat {
+                    var pair = DBusMessageIter()
+                    dbus_message_iter_recurse(&sub, &pair)
+                    let key = try decodeOne(&pair, strings: strings)
+                    guard dbus_message_iter_next(&pair) != 0 else { throw DBusError(.invalidArgument, "dict entry without a value") }
+                    let value = try decodeOne(&pair, strings: strings)
+                    entries.append(DBusDictEntry(key, value))
+                } while dbus_message_iter_next(&sub) != 0
             }
             if let first = entries.first, !needsSignature(first.value) {
                 return .dictionary(key: first.key.type, value: first.value.type, entries)

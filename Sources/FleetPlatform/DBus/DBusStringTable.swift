@@ -34,18 +34,14 @@ final class DBusStringTable {
     /// The string of the NUL-terminated UTF-8 `text` (libdbus has validated it), shared with earlier lookups of
     /// the same bytes where the table still holds it.
     func string(_ text: UnsafePointer<CChar>) -> String {
-        let bytes = UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self)
-        // FNV-1a and the length in one pass.
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        var length = 0
-        while bytes[length] != 0 {
-            hash = (hash ^ UInt64(bytes[length])) &* 0x100_0000_01b3
-            length += 1
-            if length > Self.longestKept { return String(cString: text) }
-        }
-        let buffer = UnsafeBufferPointer(start: bytes, count: length)
+        // strlen is vectorised; the hash then takes eight bytes a step. Byte at a time (FNV-1a) it was 2–4 % of
+        // fleetd's samples at 1 Hz with adverts, for the five or so names of each signal (issue 18).
+        let length = strlen(text)
+        if length > Self.longestKept { return String(cString: text) }
+        let bytes = UnsafeRawPointer(text)
+        let buffer = UnsafeBufferPointer(start: bytes.assumingMemoryBound(to: UInt8.self), count: length)
         if length <= 15 { return String(decoding: buffer, as: UTF8.self) }
-        let slot = Int(truncatingIfNeeded: hash ^ (hash >> 29)) & mask
+        let slot = Int(truncatingIfNeeded: Self.hash(bytes, length)) & mask
         if let cached = slots[slot], cached.utf8.count == length,
            cached.utf8.withContiguousStorageIfAvailable({ memcmp($0.baseAddress!, bytes, length) == 0 }) == true {
             hits += 1
@@ -55,6 +51,27 @@ final class DBusStringTable {
         slots[slot] = fresh
         made += 1
         return fresh
+    }
+
+    /// A hash of `length` (at least 8) bytes, a word at a time; the last word overlaps the one before it when the
+    /// length is not a multiple of 8, so every byte counts and nothing is read past the end.
+    static func hash(_ bytes: UnsafeRawPointer, _ length: Int) -> UInt64 {
+        var hash = UInt64(truncatingIfNeeded: length) &* 0x9E37_79B9_7F4A_7C15
+        func mix(_ offset: Int) {
+            hash = (hash ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+            hash ^= hash >> 32
+        }
+        var offset = 0
+        while offset + 8 < length {
+            mix(offset)
+            offset += 8
+        }
+        mix(length - 8)
+        // SplitMix64's finaliser: a multiply carries a byte's change only upwards, and the slot is taken from the
+        // low bits, where a path's last bytes (the part that differs across a fleet) would otherwise hardly reach.
+        hash = (hash ^ (hash >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        hash = (hash ^ (hash >> 27)) &* 0x94D0_49BB_1331_11EB
+        return hash ^ (hash >> 31)
     }
 
     /// The string of `text`, or nil for a null pointer (an absent header field).
