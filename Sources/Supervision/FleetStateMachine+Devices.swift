@@ -118,7 +118,8 @@ extension FleetStateMachine {
         var actions: [FleetAction] = []
         // Asked in place: copying the device out to ask would retain and release each of its collections on
         // every advert, and set-up is due on almost none of them.
-        if let index = devices.index(forKey: id), devices.values[index].awaitsSetUp(on: path), var device = devices[id] {
+        if let index = devices.index(forKey: id), devices.values[index].awaitsSetUp(on: path) {
+            var device = devices.values[index]
             actions += beginSetUp(&device, now: now)
             devices[id] = device
         }

@@ -37,10 +37,10 @@ final class DBusStringTable {
         // strlen is vectorised; the hash then takes eight bytes a step. Byte at a time (FNV-1a) it was 2–4 % of
         // fleetd's samples at 1 Hz with adverts, for the five or so names of each signal (issue 18).
         let length = strlen(text)
-        if length > Self.longestKept { return String(cString: text) }
         let bytes = UnsafeRawPointer(text)
         let buffer = UnsafeBufferPointer(start: bytes.assumingMemoryBound(to: UInt8.self), count: length)
-        if length <= 15 { return String(decoding: buffer, as: UTF8.self) }
+        // Inline strings have nothing to share, long ones are not kept; the length is known, so neither is measured again.
+        if length <= 15 || length > Self.longestKept { return String(decoding: buffer, as: UTF8.self) }
         let slot = Int(truncatingIfNeeded: Self.hash(bytes, length)) & mask
         if let cached = slots[slot], cached.utf8.count == length,
            cached.utf8.withContiguousStorageIfAvailable({ memcmp($0.baseAddress!, bytes, length) == 0 }) == true {
