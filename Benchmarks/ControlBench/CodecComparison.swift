@@ -62,8 +62,19 @@ enum CodecComparison {
             guard try FleetRequest(.status, parameters: call) == .status else { throw HandReadError.invalidParameter("method") }
             bytes = try VarlinkReply(parameters: status).frame.count
         }
+        // What fleetd does now: the call read by the hand parser, Status written straight to bytes.
+        let direct = try rate(20_000) {
+            let call = try VarlinkCall(frame: request)
+            guard try FleetRequest(.status, parameters: call) == .status else { throw HandReadError.invalidParameter("method") }
+            bytes = try VarlinkReply(status: status).frame.count
+        }
+        guard try VarlinkReply(status: status).json == VarlinkReply(parameters: status).json else {
+            throw HandReadError.invalidParameter("the Status written by hand differs from the encoder's")
+        }
         report("codec_status_call_cycle_handwritten", hand, bytes: bytes)
         report("codec_status_call_cycle_codable", codable, bytes: bytes)
+        report("codec_status_call_cycle_direct", direct, bytes: bytes)
+        print("codec_status_call_cycle_ratio: \(String(format: "%.1f", direct / codable)) (direct / codable reply, same run)")
     }
 
     static func run() throws {

@@ -134,12 +134,12 @@ public final class VarlinkConnection {
     public func call(_ method: FleetInterface.Method, _ parameters: [String: JSONValue] = [:], timeout: Duration? = nil) throws(FleetClientError) -> [String: JSONValue] {
         let request: VarlinkCall
         do { request = try VarlinkCall(method: method.qualifiedName, parameters: parameters) } catch { throw .malformedRequest(error.description) }
-        let reply = try call(request, timeout: timeout)
-        do {
-            return try reply.parametersAsSent()
-        } catch {
-            throw .malformedReply(error.description)
-        }
+        try send(request)
+        let frame = try receiveFrame(timeout: timeout)
+        let reply: VarlinkReply, members: [String: JSONValue]
+        do { (reply, members) = try VarlinkReply.parseAsSent(frame: frame) } catch { throw .malformedReply(error.description) }
+        if let name = reply.error { throw .remote(VarlinkError(name: name, parameters: members)) }
+        return members
     }
 
     /// The call a request sends; a request that cannot be encoded (a non-finite number) is `.malformedRequest`.

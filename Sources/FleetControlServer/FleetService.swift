@@ -73,7 +73,7 @@ public struct FleetService: Sendable {
 
     private func answer(_ request: FleetRequest) async throws -> VarlinkReply {
         switch request {
-        case .status: return try VarlinkReply(parameters: try await backend.status())
+        case .status: return try VarlinkReply(status: try await backend.status())
         case .listDevices: return try VarlinkReply(parameters: DeviceList(devices: try await backend.listDevices()))
         case .showDevice(let device): return try VarlinkReply(parameters: try await backend.showDevice(device))
         case .connect(let device): return try VarlinkReply(parameters: try await backend.connect(device))

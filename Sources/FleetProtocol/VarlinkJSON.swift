@@ -61,15 +61,6 @@ enum VarlinkJSON {
         }
     }
 
-    /// What the decoder said about a document that is not JSON, e.g. "Unexpected character 'x' at line 1, column 3".
-    static func syntaxReason(_ context: DecodingError.Context) -> String {
-        guard let underlying = context.underlyingError else { return "not valid JSON" }
-        return "not valid JSON: \((underlying as? CocoaError)?.userInfo[debugDescriptionKey] ?? underlying)"
-    }
-
-    /// Foundation's `NSDebugDescriptionErrorKey`, which FoundationEssentials uses but does not export.
-    private static let debugDescriptionKey = "NSDebugDescription"
-
     /// `devices[3].state` from a coding path, without the envelope's `parameters` key.
     static func name(_ path: [any CodingKey]) -> String {
         var text = ""

@@ -42,7 +42,7 @@ public struct VarlinkReply: Sendable {
         return (reply, try VarlinkJSON.decode(type, from: Array("{}".utf8), corrupt: .invalidParameter("parameters")))
     }
 
-    private init(continues: Bool, error: String?, json: [UInt8]) {
+    init(continues: Bool, error: String?, json: [UInt8]) {
         self.continues = continues
         self.error = error
         self.json = json
@@ -59,7 +59,35 @@ public struct VarlinkReply: Sendable {
     /// reads as `{}`, parameters that are not an object are `InvalidParameter`. Parsed by hand, not decoded
     /// (`JSONValue+Parsing`: the decoder's failed tries cost more than the reply).
     public func parametersAsSent() throws(VarlinkError) -> [String: JSONValue] {
+        try Self.parameters(of: Self.envelope(json))
+    }
+
+    /// Interprets a received frame and takes its parameters as they came, in one pass of the hand parser: what
+    /// `init(frame:)` then `parametersAsSent()` give, without reading the JSON twice (the first time through
+    /// JSONDecoder; 11 % of FleetBench's client CPU per Status call).
+    public static func parseAsSent(frame json: [UInt8]) throws(VarlinkError) -> (reply: VarlinkReply, parameters: [String: JSONValue]) {
+        let envelope = try envelope(json)
+        let continues: Bool
+        switch envelope["continues"] {
+        case nil, .null?: continues = false
+        case .bool(let flag)?: continues = flag
+        case _?: throw .invalidParameter("continues")
+        }
+        let error: String?
+        switch envelope["error"] {
+        case nil, .null?: error = nil
+        case .string(let name)?: error = name
+        case _?: throw .invalidParameter("error")
+        }
+        return (VarlinkReply(continues: continues, error: error, json: json), try parameters(of: envelope))
+    }
+
+    private static func envelope(_ json: [UInt8]) throws(VarlinkError) -> [String: JSONValue] {
         guard case .object(let envelope) = try JSONValue.parse(json) else { throw .invalidRequest("not valid JSON: a reply that is not an object") }
+        return envelope
+    }
+
+    private static func parameters(of envelope: [String: JSONValue]) throws(VarlinkError) -> [String: JSONValue] {
         switch envelope["parameters"] {
         case nil, .null?: return [:]
         case .object(let members)?: return members

@@ -140,6 +140,31 @@ import Testing
     @Test func aMalformedDocumentIsNamedWithItsOffset() {
         #expect(throws: VarlinkError.invalidRequest("not valid JSON: expected ',' or '}' at byte 7")) { try JSONValue.parse(#"{"a":1 "b":2}"#) }
         #expect(throws: VarlinkError.invalidRequest("not valid JSON: invalid UTF-8 in string at byte 1")) { try JSONValue.parse([0x22, 0xFF, 0x22]) }
+        // After an escape the offset is that of the run the bad byte is in: `"a\nb<FF>"`.
+        #expect(throws: VarlinkError.invalidRequest("not valid JSON: invalid UTF-8 in string at byte 4")) {
+            try JSONValue.parse([0x22, 0x61, 0x5C, 0x6E, 0x62, 0xFF, 0x22])
+        }
+        #expect(throws: VarlinkError.invalidRequest("not valid JSON: control character in string at byte 4")) {
+            try JSONValue.parse([0x22, 0x5C, 0x6E, 0x61, 0x0A, 0x22])
+        }
+        #expect(throws: VarlinkError.invalidRequest("not valid JSON: unterminated string at byte 4")) { try JSONValue.parse(#""a\n"#) }
+    }
+
+    // The untyped client's one-pass read must say what the two-pass one said.
+    @Test(arguments: [#"{"parameters":{"a":[1,"x\n"],"b":{}},"continues":true}"#, #"{"parameters":null}"#, "{}",
+                      #"{"error":"io.fleetd.Fleet.DeviceNotFound","parameters":{"device":"d1"}}"#,
+                      #"{"continues":null,"error":null}"#])
+    func parseAsSentAgreesWithFrameThenParameters(_ text: String) throws {
+        let twoPass = try VarlinkReply(frame: Array(text.utf8))
+        let (reply, parameters) = try VarlinkReply.parseAsSent(frame: Array(text.utf8))
+        #expect(reply.continues == twoPass.continues && reply.error == twoPass.error && reply.json == twoPass.json)
+        #expect(try parameters == twoPass.parametersAsSent())
+    }
+
+    @Test(arguments: [#"[1]"#, #"{"continues":1}"#, #"{"error":"org.varlink.service.InvalidParameter","parameters":[1]}"#, #"{"error":false}"#, #"{"parameters":"x"}"#, #"{"parameters":{"#])
+    func parseAsSentRefusesWhatTheTwoPassReadRefused(_ text: String) {
+        #expect(throws: VarlinkError.self) { try VarlinkReply.parseAsSent(frame: Array(text.utf8)) }
+        #expect(throws: VarlinkError.self) { _ = try VarlinkReply(frame: Array(text.utf8)).parametersAsSent() }
     }
 
     @Test func parametersAsSentKeepEveryMemberAndRefuseANonObject() throws {

@@ -3,7 +3,8 @@ import Foundation
 import Testing
 
 /// A received frame must be JSON as a whole, which JSONSerialization checked before fleetd linked
-/// FoundationEssentials alone (issue 18); VarlinkJSON.checkWholeDocument must refuse and accept what it did.
+/// FoundationEssentials alone (issue 18); VarlinkCall(frame:), which reads it with the hand parser, must refuse and
+/// accept what it did.
 @Suite struct WholeDocumentCheckTests {
     /// Frames JSONSerialization refused (each with .fragmentsAllowed), in members nobody decodes.
     static let broken: [[UInt8]] = [
@@ -45,7 +46,7 @@ import Testing
             #expect(try VarlinkCall(frame: Array(text.utf8)).method == "a.B")
         }
         for fragment in ["3", #""s""#, "null", "true", "[]"] {
-            #expect(throws: Never.self) { try VarlinkJSON.checkWholeDocument(Array(fragment.utf8)) }
+            #expect(throws: Never.self) { try JSONValue.parse(Array(fragment.utf8)) }
         }
     }
 }
