@@ -91,6 +91,7 @@ func oneHertzPhase(seconds window: Int = idleSeconds) async throws -> (cpu: Doub
 
 // Every linked strap goes on advertising to all 16 adapters (the simulator's default): 1 000 notifications
 // and about 2 700 adverts a second.
+FileHandle.standardError.write(Data("fleet.cpu_over_idle: measuring for \(idleSeconds) s\n".utf8))
 let idle = try await oneHertzPhase()
 print(String(format: "fleet.cpu_over_idle.%ds: %.2f s (%.1f%% of one core; %d devices notifying every 1 s)", idleSeconds, idle.cpu,
              idle.share, deviceCount))
@@ -179,6 +180,8 @@ while steadyWindows < 2 {
     let steady = abs(sent - Double(deviceCount)) <= 0.1 * Double(deviceCount) && abs(events - sent) <= 0.1 * Double(deviceCount)
     steadyWindows = steady ? steadyWindows + 1 : 0
 }
+// On stderr, for a profiler to start on (docs/performance.md, "Profile recipes").
+FileHandle.standardError.write(Data("fleet.silent_when_linked: measuring for \(idleSeconds) s\n".utf8))
 let silent = try await oneHertzPhase()
 _ = try await harness.sim("SetAdvertiseWhileLinked", [.string(""), .boolean(true)])
 print(String(format: "fleet.silent_when_linked.events: %.0f events/s (the simulator sent %.0f notifications/s), %.1f us CPU/event",

@@ -116,14 +116,18 @@ extension FleetStateMachine {
     /// up, the link counts as active, twins are sorted out and waiting devices get their turn.
     private mutating func settle(_ id: DeviceID, path: DevicePath, wasLink: Bool, rssi: Int?, now: Duration) -> [FleetAction] {
         var actions: [FleetAction] = []
-        // Asked in place: copying the device out to ask would retain and release each of its collections on
-        // every advert, and set-up is due on almost none of them.
-        if let index = devices.index(forKey: id), devices.values[index].awaitsSetUp(on: path) {
-            var device = devices.values[index]
-            actions += beginSetUp(&device, now: now)
-            devices[id] = device
+        // Asked in place, through one lookup: copying the device out to ask would retain and release each of its
+        // collections on every advert, and set-up is due, or a twin to drop, on almost none of them.
+        if let index = devices.index(forKey: id) {
+            if devices.values[index].awaitsSetUp(on: path) {
+                var device = devices.values[index]
+                actions += beginSetUp(&device, now: now)
+                devices[id] = device
+                actions += dropTwins(id: id, now: now)
+            } else if !devices.values[index].hasNoTwins() {
+                actions += dropTwins(id: id, now: now)
+            }
         }
-        actions += dropTwins(id: id, now: now)
         if wasLink {
             // In place: copying the slot table out and back would copy its links on every advert.
             adapters[path.adapter]?.slots.recordActivity(device: id.rawValue, now: now, rssi: rssi)

@@ -86,13 +86,26 @@ extension FleetDevice {
 
 extension FleetDevice {
     /// `FleetStateMachine.hasNoTwins`; mutating only so that the table is read in place.
+    /// Walks the sightings by index, reading each through `_modify`: `sightings[link]`, `values.contains` and even
+    /// `values[index].connected` copy the whole `Sighting` (retaining its strings), and a linked strap heard on
+    /// 16 adapters has 16 (FloodBench's profile).
     mutating func hasNoTwins() -> Bool {
         guard twinDisconnects.isEmpty else { return false }
-        if let link = linkPath, sightings[link]?.connected == true {
-            return !sightings.values.contains { $0.connected && $0.path != link }
+        if let link = linkPath, let linkIndex = sightings.index(forKey: link), sightings.values[linkIndex].isConnectedInPlace() {
+            var index = sightings.startIndex
+            while index != sightings.endIndex {
+                if index != linkIndex && sightings.values[index].isConnectedInPlace() { return false }
+                sightings.formIndex(after: &index)
+            }
+            return true
         }
         return sightings.count <= 1
     }
+}
+
+extension Sighting {
+    /// `connected`; mutating only so that a table's sighting is read in place (see `FleetDevice.hasNoTwins`).
+    mutating func isConnectedInPlace() -> Bool { connected }
 }
 
 extension FleetDevice {

@@ -22,7 +22,7 @@ extension FleetSupervisor {
                 statusPublicationDeferred = true
                 machine.deferAdmission()
             } else {
-                await handle(signal.event, arrival: signal.arrival)
+                take(signal.event, arrival: signal.arrival)
             }
             // Per event, not per batch: a reply waiting for an event early in the batch may go on while a re-read
             // of the tree later in it suspends the actor.
@@ -40,15 +40,22 @@ extension FleetSupervisor {
 
     func handle(_ event: BlueZEvent, arrival: UInt64) async {
         guard !stopping else { return }
-        if case .malformed(let what) = event {
-            logger.warning("malformed BlueZ signal: \(what)", id: FleetMessageID.malformedReply.rawValue, metadata: ["reason": "malformed-signal"])
-            return
-        }
         if case .serviceAppeared = event {
             logger.notice("bluetoothd appeared on the bus; reading its objects")
             bluezOnBus = true
             do { try await reconcile() } catch { logger.error("cannot read BlueZ's objects: \(error)") }
             updateStatus()
+            return
+        }
+        take(event, arrival: arrival)
+    }
+
+    /// Every event but bluetoothd's appearance (which re-reads the tree, suspending the actor): synchronous, so
+    /// that a batch of hundreds of adverts makes no async call per event.
+    func take(_ event: BlueZEvent, arrival: UInt64) {
+        guard !stopping else { return }
+        if case .malformed(let what) = event {
+            logger.warning("malformed BlueZ signal: \(what)", id: FleetMessageID.malformedReply.rawValue, metadata: ["reason": "malformed-signal"])
             return
         }
         if case .serviceLost = event {
