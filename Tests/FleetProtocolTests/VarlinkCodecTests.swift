@@ -64,6 +64,20 @@ import Testing
         }
     }
 
+    // The hand parser's depth limit holds for calls too (docs/performance.md, session 25): refused as not JSON.
+    @Test func aCallNestedDeeperThanTheLimitIsRefusedAsNotJSON() {
+        let deep = String(repeating: "[", count: JSONValue.maximumDepth + 1) + String(repeating: "]", count: JSONValue.maximumDepth + 1)
+        do {
+            _ = try VarlinkCall(frame: Array(#"{"method":"a.B","parameters":{"x":\#(deep)}}"#.utf8))
+            Issue.record("accepted a call nested deeper than \(JSONValue.maximumDepth)")
+        } catch {
+            guard case .notJSON(let reason) = error else { Issue.record("\(error)"); return }
+            #expect(reason.description.contains("nesting deeper than \(JSONValue.maximumDepth)"), "\(reason)")
+        }
+        let shallow = String(repeating: "[", count: 8) + String(repeating: "]", count: 8)
+        #expect(throws: Never.self) { try VarlinkCall(frame: Array(#"{"method":"a.B","parameters":{"x":\#(shallow)}}"#.utf8)) }
+    }
+
     @Test func parametersThatDoNotFitTheMethodNameTheMember() throws {
         func request(_ json: String) throws(VarlinkError) -> FleetRequest {
             let call: VarlinkCall
