@@ -11,6 +11,8 @@ struct JSONByteWriter {
 
     init(capacity: Int) { bytes.reserveCapacity(capacity) }
 
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
     mutating func beginObject() { bytes.append(UInt8(ascii: "{")); needsComma = false }
     mutating func endObject() { bytes.append(UInt8(ascii: "}")); needsComma = true }
     mutating func beginArray() { bytes.append(UInt8(ascii: "[")); needsComma = false }
@@ -31,7 +33,7 @@ struct JSONByteWriter {
     }
 
     mutating func bool(_ value: Bool) {
-        bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
+        bytes.append(contentsOf: value ? "true".utf8 : "false".utf8)
         needsComma = true
     }
 
@@ -64,8 +66,8 @@ struct JSONByteWriter {
             case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
             case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
             case 0x00..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                          Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0xF)]])
             default: bytes.append(byte)
             }
         }

@@ -85,8 +85,8 @@ extension FleetDevice {
 }
 
 extension FleetDevice {
-    /// `FleetStateMachine.hasNoTwins`; mutating only so that the table is read in place.
-    /// Walks the sightings by index, reading each through `_modify`: `sightings[link]`, `values.contains` and even
+    /// `FleetStateMachine.hasNoTwins`; mutating only so that the table is read in place. Walks the sightings by
+    /// index, reading each through `_modify`: `sightings[link]`, `values.contains` and even
     /// `values[index].connected` copy the whole `Sighting` (retaining its strings), and a linked strap heard on
     /// 16 adapters has 16 (FloodBench's profile).
     mutating func hasNoTwins() -> Bool {
