@@ -31,6 +31,22 @@ func threadCPUSeconds() -> Double {
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
+/// This process's threads called `name` (their ids under /proc/self/task).
+func threads(named name: String) -> Set<String> {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return Set(tasks.filter {
+        (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == name
+    })
+}
+/// The CPU time (user + system) of thread `task` of this process, from /proc/self/task/<task>/stat.
+func threadCPUSeconds(task: String) -> Double? {
+    guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+          let close = stat.lastIndex(of: ")") else { return nil }
+    // After the command's closing parenthesis, field 3 (state) comes first: utime is field 14, stime 15.
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
 func verdict(_ ok: Bool, _ target: String) -> String { "[target \(target): \(ok ? "met" : "MISSED")]" }
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 func percentile(_ values: [Double], _ p: Double) -> Double {
@@ -107,6 +123,42 @@ for delay in commitDelays {
                  pacedRate, label, Double(stats.commits) / elapsed, Double(stats.committed) / Double(max(stats.commits, 1)),
                  seconds(stats.meanCommitLatency) * 1000, seconds(stats.maxCommitLatency) * 1000,
                  cpu / Double(total) * 1e6, Double(stats.bytesWritten) / Double(total)))
+    outbox.close()
+}
+
+// MARK: Outbox ingest, fleet-shaped: FleetBench's 1 000 straps, one reading each per second, at fleetd's default
+// commit delay (100 ms), so each commit holds about 100 readings of 100 different devices. What a commit writes
+// per reading here is the outbox's share of the 1 Hz phase.
+if runOutbox {
+    let fleetDevices = 1000, fleetSeconds = Int(environment["BENCH_FLEET_SECONDS"] ?? "") ?? 6
+    let writersBefore = threads(named: "outbox-writer")
+    let outbox = openOutbox("fleet-1hz", delay: .milliseconds(100))
+    guard let writer = threads(named: "outbox-writer").subtracting(writersBefore).first else { fail("no new outbox-writer thread in /proc/self/task") }
+    func strapReading(_ i: Int) -> Reading {
+        Reading(device: "mfr-0059-\(String(format: "%012X", i % fleetDevices))", characteristic: "00002a37-0000-1000-8000-00805f9b34fb",
+                kind: .notification, value: [0x16, UInt8(i & 0xff), UInt8((i >> 8) & 0xff), 0x42],
+                monotonicNanoseconds: StoreClock.monotonicNanoseconds(), wallNanoseconds: StoreClock.wallNanoseconds(), session: 1)
+    }
+    let total = fleetDevices * fleetSeconds
+    guard let writerCPU0 = threadCPUSeconds(task: writer) else { fail("cannot read the outbox writer's CPU time") }
+    let start = ContinuousClock.now
+    var sent = 0
+    while sent < total {
+        // Ten devices every 10 ms: 1 000 readings/s, each device once a second. The writer's thread CPU is the
+        // figure, so the producer's own wake-ups do not count.
+        for _ in 0..<10 { outbox.append(strapReading(sent)); sent += 1 }
+        try await Task.sleep(until: start + .milliseconds(sent), clock: .continuous)
+    }
+    do { try await outbox.flush() } catch { fail("flush: \(error)") }
+    let elapsed = seconds(ContinuousClock.now - start)
+    guard let writerCPU1 = threadCPUSeconds(task: writer) else { fail("cannot read the outbox writer's CPU time") }
+    let cpu = writerCPU1 - writerCPU0
+    let stats = outbox.stats()
+    guard stats.committed == UInt64(total) else { fail("committed \(stats.committed) of \(total)") }
+    print(String(format: "store.outbox_ingest.fleet_1000_devices_1hz: %.1f commits/s, %.0f readings/commit, %.2f pages written/commit, %.0f bytes written/reading, writer %.2f us CPU/reading (%.2f%% of a core)",
+                 Double(stats.commits) / elapsed, Double(stats.committed) / Double(max(stats.commits, 1)),
+                 Double(stats.pagesWritten) / Double(max(stats.commits, 1)), Double(stats.bytesWritten) / Double(total),
+                 cpu / Double(total) * 1e6, cpu / elapsed * 100))
     outbox.close()
 }
 

@@ -10,6 +10,12 @@ extension Outbox {
         /// batches since the last checkpoint. docs/state-store.md has the whole table.
         public var synchronous: SQLiteDatabase.Synchronous = .full
         public var retention = Retention()
+        /// Readings between two saves of the per-device sequence numbers (`sequences`). In between, a device's
+        /// number lives in its newest stored reading: a commit writes only its readings' rows, not a row per device
+        /// in the batch as well, and the open after a crash finds the numbers of at most this many readings (plus
+        /// one batch) by scanning them. Numbers are also saved in any commit whose retention drops a reading they
+        /// do not account for, and at close. docs/state-store.md has the rule.
+        public var sequenceSaveInterval: Int = 10_000
         /// Readings kept in memory while the disk refuses writes (or while it cannot keep up); beyond it the
         /// oldest pending readings are discarded, before they are numbered, and counted in `droppedInMemory`.
         /// A batch whose write is in progress is not counted (it is dropped first if that write fails), so memory

@@ -93,5 +93,9 @@ struct OutboxRecovery {
     var depth = 0
     var storedBytes = 0
     var sequences: [String: Int64] = [:]
+    /// The highest reading id the `sequences` rows account for (`outbox_marks.sequences_through`).
+    var sequencesThrough: Int64 = 0
+    /// Devices whose number came from a reading after that mark: their `sequences` row is behind.
+    var unsavedDevices: Set<String> = []
     var consumers: [String: Int64] = [:]
 }

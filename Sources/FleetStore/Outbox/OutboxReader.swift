@@ -47,7 +47,8 @@ final class OutboxReader: Sendable {
     }
 
     /// Reads what the writer needs to continue where the last run stopped: the last id, the per-device
-    /// sequence high-water marks, the consumers, and the size of what is stored.
+    /// sequence high-water marks (the saved rows, then the readings after them), the consumers, and the size of
+    /// what is stored.
     static func recover(_ database: SQLiteDatabase) throws(SQLiteError) -> OutboxRecovery {
         var recovered = OutboxRecovery()
         try database.transaction(.deferred) { () throws(SQLiteError) in
@@ -63,6 +64,18 @@ final class OutboxReader: Sendable {
             }
             for (device, seq) in try database.prepare("SELECT device, last_seq FROM sequences").rows([], { s throws(SQLiteError) in (s.text(at: 0), s.int64(at: 1)) }) {
                 recovered.sequences[device] = seq
+            }
+            // The rows account for the readings up to the mark; a reading after it may carry a higher number (the
+            // writer saves the rows every `sequenceSaveInterval` readings and at close, so after a crash). Those
+            // readings are never dropped unaccounted for: a commit whose retention would drop one saves the rows.
+            if case .integer(let through)? = try database.scalar("SELECT value FROM outbox_marks WHERE name = 'sequences_through'") {
+                recovered.sequencesThrough = through
+            }
+            let tail = try database.prepare("SELECT device, max(seq) FROM readings WHERE id > ?1 GROUP BY device")
+            for (device, seq) in try tail.rows([.integer(recovered.sequencesThrough)], { s throws(SQLiteError) in (s.text(at: 0), s.int64(at: 1)) })
+            where seq > recovered.sequences[device] ?? 0 {
+                recovered.sequences[device] = seq
+                recovered.unsavedDevices.insert(device)
             }
             for (name, cursor) in try database.prepare("SELECT name, cursor FROM consumers").rows([], { s throws(SQLiteError) in (s.text(at: 0), s.int64(at: 1)) }) {
                 recovered.consumers[name] = cursor

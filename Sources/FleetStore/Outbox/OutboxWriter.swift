@@ -7,12 +7,19 @@ final class OutboxWriter: @unchecked Sendable {
     private let database: SQLiteDatabase
     private let insert: SQLiteStatement
     private let saveSequence: SQLiteStatement
+    private let saveSequencesThrough: SQLiteStatement
     private let saveConsumer: SQLiteStatement
     private let deleteConsumer: SQLiteStatement
     private let oldestRows: SQLiteStatement
     private let deleteThrough: SQLiteStatement
     /// The last committed sequence number per device.
     private var sequences: [String: Int64]
+    /// Devices whose number moved since `sequences` was last saved: their rows are behind.
+    private var unsavedDevices: Set<String>
+    /// The highest reading id the saved `sequences` rows account for.
+    private var sequencesThrough: Int64
+    /// The highest reading id committed.
+    private var lastID: Int64
     private var depth: Int
     private var storedBytes: Int
     private var lowWater: Int64
@@ -31,6 +38,10 @@ final class OutboxWriter: @unchecked Sendable {
             INSERT INTO sequences (device, last_seq) VALUES (?1, ?2)
             ON CONFLICT (device) DO UPDATE SET last_seq = excluded.last_seq
             """, persistent: true)
+        saveSequencesThrough = try database.prepare("""
+            INSERT INTO outbox_marks (name, value) VALUES ('sequences_through', ?1)
+            ON CONFLICT (name) DO UPDATE SET value = excluded.value
+            """, persistent: true)
         saveConsumer = try database.prepare("""
             INSERT INTO consumers (name, cursor, updated_wall_ns) VALUES (?1, ?2, ?3)
             ON CONFLICT (name) DO UPDATE SET cursor = excluded.cursor, updated_wall_ns = excluded.updated_wall_ns
@@ -41,6 +52,9 @@ final class OutboxWriter: @unchecked Sendable {
             """, persistent: true)
         deleteThrough = try database.prepare("DELETE FROM readings WHERE id <= ?1", persistent: true)
         sequences = recovered.sequences
+        unsavedDevices = recovered.unsavedDevices
+        sequencesThrough = recovered.sequencesThrough
+        lastID = recovered.lastID
         depth = recovered.depth
         storedBytes = recovered.storedBytes
         lowWater = recovered.lowWater
@@ -122,7 +136,10 @@ final class OutboxWriter: @unchecked Sendable {
         while true {
             let now = StoreClock.monotonicNanoseconds()
             let hasWork = !core.pending.isEmpty || !core.consumerChanges.isEmpty
-            if core.closing && !hasWork { return nil }
+            if core.closing && !hasWork {
+                // One last transaction saves the numbers, so the next open has no readings to scan for them.
+                return unsavedDevices.isEmpty ? nil : Work(closing: true)
+            }
             let flushing = !core.flushWaiters.isEmpty
             var deadline: Int64?
             var due = false
@@ -166,8 +183,8 @@ final class OutboxWriter: @unchecked Sendable {
         var pagesWritten: Int64
     }
 
-    /// One transaction: the batch numbered and inserted, the devices' sequence high-water marks, consumer
-    /// cursors, and retention. Nothing here touches the shared state.
+    /// One transaction: the batch numbered and inserted, consumer cursors, retention, and when due the devices'
+    /// sequence numbers (`saveSequences`). Nothing here touches the shared state.
     private func write(_ work: Work) throws(SQLiteError) -> Committed {
         let pagesBefore = database.pagesWritten
         var stored: [StoredReading] = []
@@ -176,6 +193,7 @@ final class OutboxWriter: @unchecked Sendable {
         var addedBytes = 0
         let now = StoreClock.wallNanoseconds()
         var dropped: (rows: Int, bytes: Int, throughID: Int64)?
+        var saved: Int64?
         try database.transaction(.immediate) { () throws(SQLiteError) in
             for pending in work.batch {
                 let reading = pending.reading
@@ -194,7 +212,6 @@ final class OutboxWriter: @unchecked Sendable {
                 stored.append(StoredReading(id: database.lastInsertRowID, seq: seq, reading: reading))
                 addedBytes += reading.storedBytes
             }
-            for (device, seq) in batchSequences { try saveSequence.run([.text(device), .integer(seq)]) }
             for (name, cursor) in work.consumerChanges {
                 if let cursor {
                     try saveConsumer.run([.text(name), .integer(cursor), .integer(now)])
@@ -203,6 +220,26 @@ final class OutboxWriter: @unchecked Sendable {
                 }
             }
             dropped = try applyRetention(depth: depth + stored.count, storedBytes: storedBytes + addedBytes, now: now)
+            let through = stored.last?.id ?? lastID
+            let unsaved = unsavedDevices.union(batchSequences.keys)
+            // Due when the readings since the last save reach the interval, at close, and whenever retention drops
+            // a reading after the mark: that reading may hold the only record of its device's number.
+            let due = work.closing || through - sequencesThrough >= Int64(configuration.sequenceSaveInterval)
+                || (dropped.map { $0.throughID > sequencesThrough } ?? false)
+            if due && !unsaved.isEmpty {
+                for device in unsaved {
+                    try saveSequence.run([.text(device), .integer(batchSequences[device] ?? sequences[device] ?? 0)])
+                }
+                try saveSequencesThrough.run([.integer(through)])
+                saved = through
+            }
+        }
+        lastID = stored.last?.id ?? lastID
+        if let saved {
+            unsavedDevices.removeAll(keepingCapacity: true)
+            sequencesThrough = saved
+        } else {
+            unsavedDevices.formUnion(batchSequences.keys)
         }
         depth += stored.count - (dropped?.rows ?? 0)
         storedBytes += addedBytes - (dropped?.bytes ?? 0)

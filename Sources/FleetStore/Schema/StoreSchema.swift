@@ -22,8 +22,8 @@ public enum StoreSchema {
     /// `readings` deliberately has no index but its id: rows are appended in id order, so a commit writes only
     /// the table's last pages. An index on (device, …) would take an insert into a different leaf page per device
     /// in the batch — measured 6–12× the bytes written per reading with 200 devices (docs/state-store.md), wear
-    /// an SD card cannot afford. The writer alone assigns `seq`, from `sequences`, in the same transaction, so
-    /// (device, seq) is unique by construction (the crash test checks it).
+    /// an SD card cannot afford. The writer alone assigns `seq`, from its numbers saved in `sequences` and the readings
+    /// stored after them (migration 4), so (device, seq) is unique by construction (the crash tests check it).
     public static let migrations: [Migration] = [
         Migration(version: 1, statements: [
             """
@@ -109,6 +109,23 @@ public enum StoreSchema {
         Migration(version: 3, statements: [
             "ALTER TABLE devices ADD COLUMN bond_adapter TEXT",
             "ALTER TABLE devices ADD COLUMN needs_pairing TEXT",
+        ]),
+        // The outbox's bookkeeping: `sequences_through` is the highest reading id that `sequences` accounts for.
+        // The writer saves the per-device numbers every `sequenceSaveInterval` readings instead of with every commit
+        // (a row per device in the batch dirtied most of that table's pages each commit); readings after the mark
+        // carry their own numbers, which the open after a crash reads back. Before this version `sequences` was
+        // written with every commit, so it accounts for every reading already stored.
+        Migration(version: 4, statements: [
+            """
+            CREATE TABLE outbox_marks (
+                name TEXT PRIMARY KEY NOT NULL,
+                value INTEGER NOT NULL
+            ) WITHOUT ROWID
+            """,
+            """
+            INSERT INTO outbox_marks (name, value)
+            VALUES ('sequences_through', coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'readings'), 0))
+            """,
         ]),
     ]
 
