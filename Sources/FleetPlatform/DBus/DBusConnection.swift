@@ -449,7 +449,10 @@ public final class DBusConnection: @unchecked Sendable {
             return true
         case .signal:
             deliver(signal: message)
-            return false
+            // Handled: a signal left unhandled goes on to libdbus's own object-path dispatch, which splits the path
+            // into freshly allocated components (five mallocs and frees for a BlueZ device path) to find a handler
+            // that fleetd never registers; its objects are its own tree, reached through method calls.
+            return true
         case .methodCall:
             let handler = state.withLock { $0.methodCallHandler }
             if let handler {
