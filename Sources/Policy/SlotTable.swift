@@ -59,10 +59,11 @@ public struct SlotTable: Sendable, Hashable {
 
     /// The device did something useful at `now`; `rssi` updates the link's signal when given.
     public mutating func recordActivity(device: String, now: Duration, rssi: Int? = nil) {
-        guard var link = links[device] else { return }
-        link.lastActivity = max(link.lastActivity, now)
-        if let rssi { link.rssi = rssi }
-        links[device] = link
+        // In place: every notification lands here, and a copy out and back hashed the id twice and retained the
+        // link's strings (issue 18).
+        guard let index = links.index(forKey: device) else { return }
+        links.values[index].lastActivity = max(links.values[index].lastActivity, now)
+        if let rssi { links.values[index].rssi = rssi }
     }
 
     /// `device`'s class changed (a reload, `fleetctl set-policy`): its link and its connect in flight are held
