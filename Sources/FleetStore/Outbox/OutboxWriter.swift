@@ -184,7 +184,7 @@ final class OutboxWriter: @unchecked Sendable {
     }
 
     /// One transaction: the batch numbered and inserted, consumer cursors, retention, and when due the devices'
-    /// sequence numbers (`saveSequences`). Nothing here touches the shared state.
+    /// sequence numbers (`sequences`, with the mark in `outbox_marks`). Nothing here touches the shared state.
     private func write(_ work: Work) throws(SQLiteError) -> Committed {
         let pagesBefore = database.pagesWritten
         var stored: [StoredReading] = []
@@ -221,18 +221,17 @@ final class OutboxWriter: @unchecked Sendable {
             }
             dropped = try applyRetention(depth: depth + stored.count, storedBytes: storedBytes + addedBytes, now: now)
             let through = stored.last?.id ?? lastID
-            let unsaved = unsavedDevices.union(batchSequences.keys)
             // Due when the readings since the last save reach the interval, at close, and whenever retention drops
             // a reading after the mark: that reading may hold the only record of its device's number.
             let due = work.closing || through - sequencesThrough >= Int64(configuration.sequenceSaveInterval)
                 || (dropped.map { $0.throughID > sequencesThrough } ?? false)
-            if due && !unsaved.isEmpty {
-                for device in unsaved {
-                    try saveSequence.run([.text(device), .integer(batchSequences[device] ?? sequences[device] ?? 0)])
-                }
-                try saveSequencesThrough.run([.integer(through)])
-                saved = through
+            guard due, !unsavedDevices.isEmpty || !batchSequences.isEmpty else { return }
+            for device in unsavedDevices where batchSequences[device] == nil {
+                try saveSequence.run([.text(device), .integer(sequences[device] ?? 0)])
             }
+            for (device, seq) in batchSequences { try saveSequence.run([.text(device), .integer(seq)]) }
+            try saveSequencesThrough.run([.integer(through)])
+            saved = through
         }
         lastID = stored.last?.id ?? lastID
         if let saved {
