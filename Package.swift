@@ -67,7 +67,7 @@ let package = Package(
         .executableTarget(name: "FleetBench", dependencies: ["FleetManager", "Supervision", "FleetCLI", "FleetPlatform", "FleetProtocol", "FleetTestKit", "Identity"], path: "Benchmarks/FleetBench"),
         .executableTarget(name: "FloodBench", dependencies: ["FleetTestKit", "FleetPlatform", "FleetProtocol", "CDBus"], path: "Benchmarks/FloodBench"),
         .executableTarget(name: "ControlBench", dependencies: ["FleetProtocol", "FleetControlServer", "FleetCLI"], path: "Benchmarks/ControlBench"),
-        .executableTarget(name: "StoreBench", dependencies: ["FleetStore", "FleetManager", "Supervision", "Identity", "Policy"], path: "Benchmarks/StoreBench"),
+        .executableTarget(name: "StoreBench", dependencies: ["FleetStore", "FleetManager", "Supervision", "Identity", "Policy", "FleetTestKit"], path: "Benchmarks/StoreBench"),
         .executableTarget(name: "SimulatorBench", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"], path: "Benchmarks/SimulatorBench"),
         .executableTarget(name: "BrokerBench", dependencies: ["FleetBroker", "BrokerTestKit", "FleetTestKit"], path: "Benchmarks/BrokerBench"),
 

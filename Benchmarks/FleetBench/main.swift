@@ -30,10 +30,7 @@ func procStat(_ pid: pid_t) -> (rssKiB: Int, cpuSeconds: Double) {
     let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
     let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
         .flatMap { Int($0.split(whereSeparator: { $0 == " " || $0 == "\t" })[1]) } ?? 0
-    let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-    let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
-    let ticks = fields.count > 13 ? (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0) : 0
-    return (rss, ticks / Double(sysconf(Int32(_SC_CLK_TCK))))
+    return (rss, schedulerCPUSeconds(statFile: "/proc/\(pid)/stat") ?? 0)
 }
 
 var scenario = "adapters \(adapterCount)\ncapacity \(perAdapter)\n"

@@ -28,10 +28,7 @@ func id(_ i: Int) -> String { "addr-" + address(i).replacingOccurrences(of: ":",
 
 /// User + system CPU seconds of a process.
 func processCPU(_ pid: pid_t) -> Double {
-    let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
-    let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
-    let ticks = fields.count > 13 ? (Double(fields[11]) ?? 0) + (Double(fields[12]) ?? 0) : 0
-    return ticks / Double(sysconf(Int32(_SC_CLK_TCK)))
+    schedulerCPUSeconds(statFile: "/proc/\(pid)/stat") ?? 0
 }
 
 func threadCPU() -> Double {

@@ -5,6 +5,7 @@
 // figures (SQLite and JSON), BENCH_ONLY=outbox only the outbox's.
 import FleetManager
 import FleetStore
+import FleetTestKit
 import Foundation
 import Identity
 import Policy
@@ -38,15 +39,8 @@ func threads(named name: String) -> Set<String> {
         (try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == name
     })
 }
-/// The CPU time (user + system) of thread `task` of this process, from /proc/self/task/<task>/stat.
-func threadCPUSeconds(task: String) -> Double? {
-    guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
-          let close = stat.lastIndex(of: ")") else { return nil }
-    // After the command's closing parenthesis, field 3 (state) comes first: utime is field 14, stime 15.
-    let fields = stat[stat.index(after: close)...].split(separator: " ")
-    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-}
+/// The CPU time (user + system) of thread `task` of this process.
+func threadCPUSeconds(task: String) -> Double? { schedulerCPUSeconds(statFile: "/proc/self/task/\(task)/stat") }
 func verdict(_ ok: Bool, _ target: String) -> String { "[target \(target): \(ok ? "met" : "MISSED")]" }
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 func percentile(_ values: [Double], _ p: Double) -> Double {
