@@ -178,7 +178,6 @@ final class OutboxWriter: @unchecked Sendable {
     /// What a committed transaction did.
     private struct Committed {
         var readings: [StoredReading]
-        var sequences: [String: Int64]
         var dropped: (rows: Int, bytes: Int, throughID: Int64)?
         var pagesWritten: Int64
     }
@@ -247,7 +246,7 @@ final class OutboxWriter: @unchecked Sendable {
         if work.checkAge {
             nextAgeCheck = StoreClock.monotonicNanoseconds() + configuration.retention.ageCheckInterval.nanoseconds
         }
-        return Committed(readings: stored, sequences: batchSequences, dropped: dropped, pagesWritten: database.pagesWritten - pagesBefore)
+        return Committed(readings: stored, dropped: dropped, pagesWritten: database.pagesWritten - pagesBefore)
     }
 
     /// Deletes the oldest readings until every bound holds; walks from the oldest id, so its cost is the rows
