@@ -30,10 +30,7 @@ final class OutboxWriter: @unchecked Sendable {
     init(core: OutboxCore, database: SQLiteDatabase, recovered: OutboxRecovery) throws(SQLiteError) {
         self.core = core
         self.database = database
-        insert = try database.prepare("""
-            INSERT INTO readings (device, seq, characteristic, kind, value, mono_ns, wall_ns, session)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-            """, persistent: true)
+        insert = try database.prepare(Self.insertSQL, persistent: true)
         saveSequence = try database.prepare("""
             INSERT INTO sequences (device, last_seq) VALUES (?1, ?2)
             ON CONFLICT (device) DO UPDATE SET last_seq = excluded.last_seq
@@ -62,6 +59,12 @@ final class OutboxWriter: @unchecked Sendable {
         let pageSize = try database.pageSize
         core.lock.withLock { core.metrics.pageSize = pageSize }
     }
+
+    /// One reading: run for every reading stored, so its program is held to no temporary B-tree (schema version 5).
+    static let insertSQL = """
+        INSERT INTO readings (device, seq, characteristic, kind, value, mono_ns, wall_ns, session)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+        """
 
     /// The SQL form of `Reading.storedBytes`.
     static let storedBytesSQL = "length(value) + length(CAST(device AS BLOB)) + length(CAST(characteristic AS BLOB)) + \(StoredReading.rowOverheadBytes)"

@@ -127,6 +127,35 @@ public enum StoreSchema {
             VALUES ('sequences_through', coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'readings'), 0))
             """,
         ]),
+        // `readings` again, with its `kind` check written as comparisons. SQLite (3.40, Debian 12's) evaluates an
+        // `IN` over three or more constants through a temporary B-tree, built afresh for every row checked: each
+        // insert opened a B-tree and its pager and inserted the three kinds into it, a third of the outbox
+        // writer's mallocs (issue 18, docs/performance.md). A CHECK cannot be altered, so the table is copied:
+        // every row with its id, and the AUTOINCREMENT counter as it was (DROP TABLE removes its row from
+        // `sqlite_sequence`, RENAME carries the new table's), so no id is ever given out twice.
+        Migration(version: 5, statements: [
+            """
+            CREATE TABLE readings_v5 (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                device TEXT NOT NULL,
+                seq INTEGER NOT NULL CHECK (seq >= 1),
+                characteristic TEXT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind = 'notification' OR kind = 'indication' OR kind = 'read'),
+                value BLOB NOT NULL,
+                mono_ns INTEGER NOT NULL,
+                wall_ns INTEGER NOT NULL,
+                session INTEGER NOT NULL
+            )
+            """,
+            """
+            INSERT INTO readings_v5 (id, device, seq, characteristic, kind, value, mono_ns, wall_ns, session)
+            SELECT id, device, seq, characteristic, kind, value, mono_ns, wall_ns, session FROM readings ORDER BY id
+            """,
+            "DELETE FROM sqlite_sequence WHERE name = 'readings_v5'",
+            "INSERT INTO sqlite_sequence (name, seq) SELECT 'readings_v5', seq FROM sqlite_sequence WHERE name = 'readings'",
+            "DROP TABLE readings",
+            "ALTER TABLE readings_v5 RENAME TO readings",
+        ]),
     ]
 
     /// The version this build writes and understands.
