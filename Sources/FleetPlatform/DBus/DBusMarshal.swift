@@ -109,9 +109,13 @@ enum DBusMarshal {
 
     /// Decodes every value under the iterator. Strings go through `strings` (the connection's table of names it
     /// keeps receiving).
-    static func decodeAll(_ iter: inout DBusMessageIter, strings: DBusStringTable) throws(DBusError) -> [DBusValue] {
+    /// `expected` bounds how many there are (a message's signature length, which is at least its count of
+    /// top-level values): room made for them at once, as an array grown from empty by appending took a malloc
+    /// per doubling — three for PropertiesChanged's three arguments, on every signal (issue 18).
+    static func decodeAll(_ iter: inout DBusMessageIter, strings: DBusStringTable, expected: Int = 0) throws(DBusError) -> [DBusValue] {
         var values: [DBusValue] = []
         guard dbus_message_iter_get_arg_type(&iter) != FLEET_DBUS_TYPE_INVALID else { return values }
+        values.reserveCapacity(min(expected, DBusMarshal.reservedValuesLimit))
         // `next` says whether it moved onto a value: asking the type again before each one cost a second walk of
         // the signature per value (libdbus's `_dbus_first_type_in_signature`, 2–3 % of fleetd's samples).
         repeat {
@@ -119,6 +123,10 @@ enum DBusMarshal {
         } while dbus_message_iter_next(&iter) != 0
         return values
     }
+
+    /// The most room `decodeAll` makes ahead: a longer signature is a container-heavy one, where its length
+    /// says little about the count.
+    static let reservedValuesLimit = 8
 
     private static func get<T: BitwiseCopyable>(_ iter: inout DBusMessageIter, _ zero: T) -> T {
         var value = zero

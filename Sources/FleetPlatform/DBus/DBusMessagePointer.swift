@@ -70,13 +70,16 @@ final class DBusMessagePointer: @unchecked Sendable {
         func text(_ p: UnsafePointer<CChar>?) -> String? { strings.string(p) }
         var iter = DBusMessageIter()
         var body: [DBusValue] = []
-        if dbus_message_iter_init(raw, &iter) != 0 { body = try DBusMarshal.decodeAll(&iter, strings: strings) }
+        let signature = text(dbus_message_get_signature(raw)) ?? ""
+        if dbus_message_iter_init(raw, &iter) != 0 {
+            body = try DBusMarshal.decodeAll(&iter, strings: strings, expected: signature.utf8.count)
+        }
         return DBusMessage(
             kind: kind, serial: dbus_message_get_serial(raw), replySerial: dbus_message_get_reply_serial(raw),
             path: text(dbus_message_get_path(raw)), interface: text(dbus_message_get_interface(raw)),
             member: text(dbus_message_get_member(raw)), errorName: text(dbus_message_get_error_name(raw)),
             sender: text(dbus_message_get_sender(raw)), destination: text(dbus_message_get_destination(raw)),
-            signature: text(dbus_message_get_signature(raw)) ?? "", body: body,
+            signature: signature, body: body,
             noReplyExpected: dbus_message_get_no_reply(raw) != 0)
     }
 }
