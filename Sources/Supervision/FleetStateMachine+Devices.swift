@@ -130,7 +130,7 @@ extension FleetStateMachine {
         }
         if wasLink {
             // In place: copying the slot table out and back would copy its links on every advert.
-            adapters[path.adapter]?.slots.recordActivity(device: id.rawValue, now: now, rssi: rssi)
+            recordActivity(on: path.adapter, of: id, now: now, rssi: rssi)
         }
         return actions + pump(now: now)
     }

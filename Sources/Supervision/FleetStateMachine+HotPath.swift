@@ -42,8 +42,16 @@ extension FleetStateMachine {
     public mutating func subscribedValue(on path: DevicePath, characteristic uuid: String, now: Duration) -> DeviceID? {
         guard let id = owners[path], let index = devices.index(forKey: id),
               devices.values[index].delivers(uuid, on: path) else { return nil }
-        adapters[path.adapter]?.slots.recordActivity(device: id.rawValue, now: now)
+        recordActivity(on: path.adapter, of: id, now: now)
         return id
+    }
+
+    /// Records activity on a link in the adapter's slot table, reached by index: `adapters[adapter]?.slots…`
+    /// goes through Dictionary's `_modify` coroutine, whose frame was a malloc per notification (counted with a
+    /// uprobe on malloc, issue 18).
+    mutating func recordActivity(on adapter: AdapterID, of id: DeviceID, now: Duration, rssi: Int? = nil) {
+        guard let index = adapters.index(forKey: adapter) else { return }
+        adapters.values[index].slots.recordActivity(device: id.rawValue, now: now, rssi: rssi)
     }
 }
 

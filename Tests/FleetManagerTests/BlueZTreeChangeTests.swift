@@ -24,7 +24,7 @@ import Testing
     }
 
     func changed(_ tree: inout BlueZTree, _ properties: [String: DBusValue], invalidated: [String] = []) -> [TreeChange] {
-        tree.apply(.propertiesChanged(path: devicePath, interface: "org.bluez.Device1", changed: properties, invalidated: invalidated))
+        tree.apply(.propertiesChanged(path: devicePath, interface: "org.bluez.Device1", changed: PropertyChanges(properties), invalidated: invalidated))
             .compactMap { if case .tree(let change) = $0 { change } else { nil } }
     }
 
@@ -106,7 +106,7 @@ import Testing
         var tree = tree()
         let hci0 = AdapterID(name: "hci0")
         func adapter(_ properties: [String: DBusValue]) -> [BlueZTree.Change] {
-            tree.apply(.propertiesChanged(path: adapterPath, interface: "org.bluez.Adapter1", changed: properties, invalidated: []))
+            tree.apply(.propertiesChanged(path: adapterPath, interface: "org.bluez.Adapter1", changed: PropertyChanges(properties), invalidated: []))
         }
         #expect(adapter(["Discovering": .boolean(true)]).isEmpty)
         #expect(adapter(["Powered": .boolean(false)]) == [.tree(.adapterPowered(hci0, false))])
@@ -166,7 +166,7 @@ import Testing
             "Flags": .strings(["notify"]), "Notifying": .boolean(false), "MTU": .uint16(23)]]))
         let before = tree.characteristics[characteristicPath]
         func change(_ properties: [String: DBusValue]) -> [BlueZTree.Change] {
-            tree.apply(.propertiesChanged(path: characteristicPath, interface: "org.bluez.GattCharacteristic1", changed: properties, invalidated: []))
+            tree.apply(.propertiesChanged(path: characteristicPath, interface: "org.bluez.GattCharacteristic1", changed: PropertyChanges(properties), invalidated: []))
         }
         let value = change(["Value": .bytes([0, 60])])
         #expect(tree.characteristics[characteristicPath] == before)

@@ -4,7 +4,7 @@ import FleetPlatform
 public enum BlueZEvent: Sendable {
     case interfacesAdded(path: String, interfaces: [String: [String: DBusValue]])
     case interfacesRemoved(path: String, interfaces: [String])
-    case propertiesChanged(path: String, interface: String, changed: [String: DBusValue], invalidated: [String])
+    case propertiesChanged(path: String, interface: String, changed: PropertyChanges, invalidated: [String])
     /// bluetoothd left the bus (stopped or crashed): every object is gone.
     case serviceLost
     /// bluetoothd (re)appeared on the bus: the tree must be read again.
@@ -30,7 +30,7 @@ public enum BlueZEvent: Sendable {
             return .interfacesRemoved(path: path, interfaces: names)
         case (BlueZName.properties, "PropertiesChanged"):
             guard message.signature == "sa{sv}as", case .string(let iface) = message.body[0],
-                  let changed = unwrappedProperties(message.body[1]), let invalidated = message.body[2].stringArray, let path = message.path else {
+                  let changed = PropertyChanges(message.body[1]), let invalidated = message.body[2].stringArray, let path = message.path else {
                 return .malformed("PropertiesChanged with signature '\(message.signature)' on \(message.path ?? "?")")
             }
             return .propertiesChanged(path: path, interface: iface, changed: changed, invalidated: invalidated)
@@ -42,17 +42,6 @@ public enum BlueZEvent: Sendable {
         default:
             return nil
         }
-    }
-
-    /// An `a{sv}` as a dictionary of its unwrapped values, built in one pass (the flood path: one per signal).
-    private static func unwrappedProperties(_ value: DBusValue) -> [String: DBusValue]? {
-        guard case .dictionary(_, _, let entries) = value else { return nil }
-        var out = [String: DBusValue](minimumCapacity: entries.count)
-        for entry in entries {
-            guard case .string(let key) = entry.key else { return nil }
-            out[key] = entry.value.unwrapped
-        }
-        return out
     }
 }
 

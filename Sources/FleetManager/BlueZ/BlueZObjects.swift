@@ -93,10 +93,20 @@ public struct MalformedProperty: Sendable, Hashable, CustomStringConvertible {
 
 /// Reading BlueZ property dictionaries into typed objects. Missing optional properties are nil; a property
 /// with the wrong type is skipped and reported through `problems`.
-struct BlueZPropertyReader {
+/// Where a reader finds properties: an object's whole set (InterfacesAdded, GetManagedObjects) or what a
+/// PropertiesChanged carries.
+protocol BlueZPropertySource {
+    subscript(name: String) -> DBusValue? { get }
+}
+
+extension Dictionary: BlueZPropertySource where Key == String, Value == DBusValue {}
+
+extension PropertyChanges: BlueZPropertySource {}
+
+struct BlueZPropertyReader<Properties: BlueZPropertySource> {
     let path: String
     let interface: String
-    let properties: [String: DBusValue]
+    let properties: Properties
     var problems: [MalformedProperty] = []
 
     mutating func string(_ key: String) -> String? { read(key) { $0.string } }
@@ -146,7 +156,7 @@ extension AdapterObject {
         return adapter
     }
 
-    mutating func apply(_ changed: [String: DBusValue], problems: inout [MalformedProperty]) {
+    mutating func apply(_ changed: PropertyChanges, problems: inout [MalformedProperty]) {
         var r = BlueZPropertyReader(path: path, interface: BlueZName.adapter, properties: changed)
         if let v = r.bool("Powered") { powered = v }
         if let v = r.bool("Discovering") { discovering = v }
@@ -170,9 +180,9 @@ extension DeviceObject {
 
     /// Applies a PropertiesChanged. Walks what changed (one property, usually RSSI) rather than looking up
     /// each property fleetd keeps: an advert then costs one lookup, not ten (issue 18).
-    mutating func apply(_ changed: [String: DBusValue], invalidated: [String], problems: inout [MalformedProperty]) {
+    mutating func apply(_ changed: PropertyChanges, invalidated: [String], problems: inout [MalformedProperty]) {
         var r = BlueZPropertyReader(path: path, interface: BlueZName.device, properties: changed)
-        for key in changed.keys {
+        for (key, _) in changed {
             switch key {
             case "Name": if let v = r.string(key) { name = v }
             case "Alias": if let v = r.string(key) { alias = v }

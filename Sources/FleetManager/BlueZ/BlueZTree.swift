@@ -32,20 +32,56 @@ public struct BlueZTree: Sendable {
     /// that came up after its Connected=false, an object added again with old properties), so only a value it
     /// carries comes out, a notification being an event rather than state. bluetoothd leaving is never stale.
     public mutating func apply(_ event: BlueZEvent, arrival: UInt64) -> [Change] {
-        guard arrival < readAt else { return apply(event) }
+        var out: [Change] = []
+        apply(event, arrival: arrival, into: &out)
+        return out
+    }
+
+    /// `apply(_:arrival:)` appending to `out`: the supervisor passes one buffer it keeps, as a new array per
+    /// event was a malloc per advert and per notification (issue 18).
+    public mutating func apply(_ event: BlueZEvent, arrival: UInt64, into out: inout [Change]) {
+        guard arrival < readAt else { return apply(event, into: &out) }
         switch event {
         case .propertiesChanged(let path, BlueZName.characteristic, let changed, _):
-            guard let characteristic = characteristics[path], let bytes = changed["Value"]?.bytes else { return [] }
-            return [.value(characteristic, bytes)]
+            guard let characteristic = characteristics[path], let bytes = changed["Value"]?.bytes else { return }
+            out.append(.value(characteristic, bytes))
         case .serviceLost:
-            return apply(event)
+            apply(event, into: &out)
         default:
-            return []
+            return
         }
     }
 
     @discardableResult
     public mutating func apply(_ event: BlueZEvent) -> [Change] {
+        var out: [Change] = []
+        apply(event, into: &out)
+        return out
+    }
+
+    /// `apply(_:)` appending to `out`: the per-event cases (a Device1's or a characteristic's properties)
+    /// append in place; the others are rare and build their own array.
+    public mutating func apply(_ event: BlueZEvent, into out: inout [Change]) {
+        switch event {
+        case .propertiesChanged(let path, BlueZName.device, let changed, let invalidated):
+            // One pass over what changed (usually RSSI alone), comparing names rather than hashing them.
+            var resolved = false, news = !invalidated.isEmpty, heard = false
+            for (name, value) in changed {
+                if name == "ServicesResolved", value.bool == true { resolved = true }
+                if !DeviceObject.isLinkProperty(name) { news = true }
+                if DeviceObject.isAdvertProperty(name) { heard = true }
+            }
+            update(device: path, news: news, heard: heard, linkEvidence: resolved, into: &out) { device, problems in
+                device.apply(changed, invalidated: invalidated, problems: &problems)
+            }
+        case .propertiesChanged(let path, BlueZName.characteristic, let changed, _):
+            characteristicChanged(path, BlueZName.characteristic, changed, into: &out)
+        default:
+            out += applyRare(event)
+        }
+    }
+
+    private mutating func applyRare(_ event: BlueZEvent) -> [Change] {
         switch event {
         case .interfacesAdded(let path, let interfaces):
             var out: [Change] = []
@@ -78,7 +114,7 @@ public struct BlueZTree: Sendable {
                 out.append(.tree(.adapterRemoved(adapter.id)))
             }
             return out
-        case .propertiesChanged(let path, let interface, let changed, let invalidated):
+        case .propertiesChanged(let path, let interface, let changed, _):
             switch interface {
             case BlueZName.adapter:
                 guard var adapter = adapters[path] else { return [] }
@@ -86,19 +122,10 @@ public struct BlueZTree: Sendable {
                 adapter.apply(changed, problems: &problems)
                 adapters[path] = adapter
                 return adapter.powered == wasPowered ? [] : [.tree(.adapterPowered(adapter.id, adapter.powered))]
-            case BlueZName.device:
-                // One pass over what changed (usually RSSI alone), comparing names rather than hashing them.
-                var resolved = false, news = !invalidated.isEmpty, heard = false
-                for (name, value) in changed {
-                    if name == "ServicesResolved", value.bool == true { resolved = true }
-                    if !DeviceObject.isLinkProperty(name) { news = true }
-                    if DeviceObject.isAdvertProperty(name) { heard = true }
-                }
-                return update(device: path, news: news, heard: heard, linkEvidence: resolved) { device, problems in
-                    device.apply(changed, invalidated: invalidated, problems: &problems)
-                }
-            case BlueZName.characteristic:
-                return characteristicChanged(path, interface, changed)
+            case BlueZName.device, BlueZName.characteristic:
+                var out: [Change] = []
+                apply(event, into: &out)
+                return out
             default:
                 return []
             }
@@ -118,7 +145,9 @@ public struct BlueZTree: Sendable {
 
     /// Connect on `path` was answered with success: the link is up, whatever bluetoothd signalled.
     public mutating func connectSucceeded(_ path: DevicePath) -> [TreeChange] {
-        update(device: path.rawValue, news: false, heard: false, linkEvidence: true) { _, _ in }.compactMap { change in
+        var out: [Change] = []
+        update(device: path.rawValue, news: false, heard: false, linkEvidence: true, into: &out) { _, _ in }
+        return out.compactMap { change in
             if case .tree(let change) = change { change } else { nil }
         }
     }
@@ -137,18 +166,17 @@ public struct BlueZTree: Sendable {
 
     /// Applies a new reading of a Device1 object and says what changed, once: other properties (`news`) as an
     /// update, then the link, then resolved services.
-    private mutating func update(device path: String, news: Bool, heard: Bool, linkEvidence: Bool,
-                                 _ edit: (inout DeviceObject, inout [MalformedProperty]) -> Void) -> [Change] {
+    private mutating func update(device path: String, news: Bool, heard: Bool, linkEvidence: Bool, into out: inout [Change],
+                                 _ edit: (inout DeviceObject, inout [MalformedProperty]) -> Void) {
         // Edited in place: copying the object out and back costs a retain and release of each of its collections
         // per advert, and leaves them shared while edited.
         var found: [MalformedProperty] = []
-        let changes = devices.modify(path) { Self.update(&$0, news: news, heard: heard, linkEvidence: linkEvidence, problems: &found, edit) } ?? []
+        _ = devices.modify(path) { Self.update(&$0, news: news, heard: heard, linkEvidence: linkEvidence, problems: &found, into: &out, edit) }
         problems += found
-        return changes
     }
 
     private static func update(_ device: inout DeviceObject, news: Bool, heard: Bool, linkEvidence: Bool, problems: inout [MalformedProperty],
-                               _ edit: (inout DeviceObject, inout [MalformedProperty]) -> Void) -> [Change] {
+                               into out: inout [Change], _ edit: (inout DeviceObject, inout [MalformedProperty]) -> Void) {
         let wasConnected = device.connected
         let wasResolved = device.servicesResolved
         edit(&device, &problems)
@@ -159,16 +187,14 @@ public struct BlueZTree: Sendable {
         // fleetd makes up for it; a Connected=true that does come, before or after, is then no change.
         if linkEvidence { device.connected = true }
         // Built as the tree's own changes: wrapping an array of `TreeChange`s afterwards cost a second array per advert.
-        var out: [Change] = []
         if news { out.append(.tree(.deviceUpdated(device.report(heard: heard)))) }
         if device.connected != wasConnected { out.append(.tree(.link(device.devicePath, up: device.connected))) }
         if device.servicesResolved != wasResolved { out.append(.tree(.servicesResolved(device.devicePath, device.servicesResolved))) }
-        return out
     }
 
-    private mutating func characteristicChanged(_ path: String, _ interface: String, _ changed: [String: DBusValue]) -> [Change] {
-        guard var characteristic = characteristics[path] else { return [] }
-        var out: [Change] = []
+    private mutating func characteristicChanged(_ path: String, _ interface: String, _ changed: PropertyChanges,
+                                                into out: inout [Change]) {
+        guard var characteristic = characteristics[path] else { return }
         // A notification changes only Value: the object is written back (hashing its path again) only when
         // something it keeps changed.
         let notifying = changed["Notifying"]?.bool, mtu = changed["MTU"]?.integer
@@ -184,6 +210,5 @@ public struct BlueZTree: Sendable {
                 problems.append(MalformedProperty(path: path, interface: interface, property: "Value", got: raw.type.description))
             }
         }
-        return out
     }
 }

@@ -64,10 +64,12 @@ extension FleetSupervisor {
                            metadata: ["reason": "service-lost"])
         }
         // A signal that arrived before the reply the tree was last read from is already in it.
-        let changes = tree.apply(event, arrival: arrival)
+        treeChanges.removeAll(keepingCapacity: true)
+        tree.apply(event, arrival: arrival, into: &treeChanges)
         reportProblems()
         let now = now()
-        for change in changes {
+        // Walks a copy (a retain): what is performed may take another event, which refills the buffer.
+        for change in treeChanges {
             switch change {
             case .tree(let change):
                 perform(machine.apply(change, now: now))
