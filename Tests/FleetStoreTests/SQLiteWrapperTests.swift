@@ -37,6 +37,37 @@ struct SQLiteWrapperTests {
         #expect((0..<4).map { typed.value(at: $0) } == [.integer(42), .real(2.5), .text("x"), .blob([9])])
     }
 
+    @Test("borrowed text and blobs are stored as given, empty ones as empty, and are unbound once the call returns")
+    func borrowedBindings() throws {
+        let db = try SQLiteDatabase(path: fixture.path)
+        try db.execute("CREATE TABLE t (s TEXT NOT NULL, b BLOB NOT NULL)")
+        let insert = try db.prepare("INSERT INTO t VALUES (?1, ?2)")
+        // A long string is on the heap, a short one inline: both are read in place.
+        let cases: [(String, [UInt8])] = [("a-device-id-longer-than-fifteen-bytes µ ✓", [0, 1, 254, 255]), ("hr", [7]), ("", [])]
+        for (text, bytes) in cases {
+            try insert.borrowing(text, at: 1) { () throws(SQLiteError) in
+                try insert.borrowing(bytes, at: 2) { () throws(SQLiteError) in
+                    defer { insert.reset() }
+                    _ = try insert.step()
+                }
+            }
+        }
+        let back = try db.prepare("SELECT s, b, typeof(b) FROM t ORDER BY rowid").rows { [$0.value(at: 0), $0.value(at: 1), $0.value(at: 2)] }
+        #expect(back == cases.map { [.text($0.0), .blob($0.1), .text("blob")] })
+        // Nothing is left bound to bytes that are gone: stepped again, the parameters are NULL.
+        let again = #expect(throws: SQLiteError.self) { _ = try insert.step() }
+        #expect(again?.message.contains("NOT NULL constraint failed") == true, "\(String(describing: again))")
+        insert.reset()
+        // A failure in the body comes out as itself, and the parameter is unbound all the same.
+        let thrown = #expect(throws: SQLiteError.self) {
+            try insert.borrowing("x", at: 1) { () throws(SQLiteError) in
+                throw SQLiteError(code: 1, message: "from the body", operation: "test")
+            }
+        }
+        #expect(thrown?.message == "from the body")
+        #expect(try db.scalar("SELECT count(*) FROM t") == .integer(3))
+    }
+
     @Test("an error carries its codes, SQLite's message, the operation and the SQL")
     func errorsCarryMessages() throws {
         let db = try SQLiteDatabase(path: fixture.path)

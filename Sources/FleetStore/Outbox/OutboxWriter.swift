@@ -200,16 +200,21 @@ final class OutboxWriter: @unchecked Sendable {
             for pending in work.batch {
                 let reading = pending.reading
                 let seq = (batchSequences[reading.device] ?? sequences[reading.device] ?? 0) + 1
-                try insert.bind(reading.device, at: 1)
-                try insert.bind(seq, at: 2)
-                try insert.bind(reading.characteristic, at: 3)
-                try insert.bind(reading.kind.rawValue, at: 4)
-                try insert.bind(reading.value, at: 5)
-                try insert.bind(reading.monotonicNanoseconds, at: 6)
-                try insert.bind(reading.wallNanoseconds, at: 7)
-                try insert.bind(reading.session, at: 8)
-                defer { insert.reset() }
-                try insert.step()
+                // The strings and the value are read in place (no copy per row), bound only while the row is stepped.
+                try insert.borrowing(reading.device, at: 1) { () throws(SQLiteError) in
+                    try insert.borrowing(reading.characteristic, at: 3) { () throws(SQLiteError) in
+                        try insert.borrowing(reading.kind.rawValue, at: 4) { () throws(SQLiteError) in
+                            try insert.borrowing(reading.value, at: 5) { () throws(SQLiteError) in
+                                try insert.bind(seq, at: 2)
+                                try insert.bind(reading.monotonicNanoseconds, at: 6)
+                                try insert.bind(reading.wallNanoseconds, at: 7)
+                                try insert.bind(reading.session, at: 8)
+                                defer { insert.reset() }
+                                _ = try insert.step()
+                            }
+                        }
+                    }
+                }
                 batchSequences[reading.device] = seq
                 stored.append(StoredReading(id: database.lastInsertRowID, seq: seq, reading: reading))
                 addedBytes += reading.storedBytes

@@ -67,6 +67,45 @@ public final class SQLiteStatement {
     public func bind(_ value: [UInt8], at index: Int32) throws(SQLiteError) { try bind(.blob(value), at: index) }
     public func bindNull(at index: Int32) throws(SQLiteError) { try bind(.null, at: index) }
 
+    /// Runs `body` with `text` bound to parameter `index` in place: SQLite reads the string's own bytes instead of
+    /// copying them (each copied binding was a malloc and a free per row; the outbox binds three strings and a
+    /// blob per reading, issue 18). The bytes live only as long as this call, so the parameter is bound to NULL
+    /// again before it returns, and a step after it can never read them.
+    public func borrowing<R>(_ text: String, at index: Int32, _ body: () throws(SQLiteError) -> R) throws(SQLiteError) -> R {
+        var text = text
+        let outcome = text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                // "" has no buffer, and a nil pointer would bind NULL instead of an empty text.
+                Self.emptyText.withUnsafeBufferPointer { empty in
+                    let rc = fleet_sqlite3_bind_text_static(raw, index, chars.baseAddress ?? empty.baseAddress!, Int32(chars.count))
+                    return scoped(rc, at: index, body)
+                }
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// `borrowing(_:at:_:)` for a blob.
+    public func borrowing<R>(_ bytes: [UInt8], at index: Int32, _ body: () throws(SQLiteError) -> R) throws(SQLiteError) -> R {
+        // An empty array has no base address, and a nil pointer would bind NULL instead of an empty blob.
+        guard !bytes.isEmpty else { return try scoped(sqlite3_bind_zeroblob(raw, index, 0), at: index, body).get() }
+        return try bytes.withUnsafeBytes { buffer in
+            scoped(fleet_sqlite3_bind_blob_static(raw, index, buffer.baseAddress, Int32(buffer.count)), at: index, body)
+        }.get()
+    }
+
+    private static let emptyText: [CChar] = [0]
+
+    private func scoped<R>(_ rc: Int32, at index: Int32, _ body: () throws(SQLiteError) -> R) -> Result<R, SQLiteError> {
+        guard rc == SQLITE_OK else { return .failure(database.error(rc, operation: "bind parameter \(index)", sql: sql)) }
+        defer { sqlite3_bind_null(raw, index) }
+        do throws(SQLiteError) {
+            return .success(try body())
+        } catch {
+            return .failure(error)
+        }
+    }
+
     /// Binds `values` to parameters 1…n.
     public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
         for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
