@@ -58,14 +58,34 @@ struct SQLiteWrapperTests {
         let again = #expect(throws: SQLiteError.self) { _ = try insert.step() }
         #expect(again?.message.contains("NOT NULL constraint failed") == true, "\(String(describing: again))")
         insert.reset()
-        // A failure in the body comes out as itself, and the parameter is unbound all the same.
+        // A failure in the body comes out as itself, and the parameter is unbound all the same: with the blob bound
+        // (copied), a step afterwards fails on the text alone.
+        try insert.bind([9], at: 2)
         let thrown = #expect(throws: SQLiteError.self) {
             try insert.borrowing("x", at: 1) { () throws(SQLiteError) in
                 throw SQLiteError(code: 1, message: "from the body", operation: "test")
             }
         }
         #expect(thrown?.message == "from the body")
+        let unbound = #expect(throws: SQLiteError.self) { _ = try insert.step() }
+        #expect(unbound?.message.contains("NOT NULL constraint failed: t.s") == true, "\(String(describing: unbound))")
+        insert.reset()
         #expect(try db.scalar("SELECT count(*) FROM t") == .integer(3))
+    }
+
+    @Test("a body that leaves the statement on a row still has its borrowed text unbound when the call returns")
+    func borrowedBindingAfterAnUnfinishedStep() throws {
+        let db = try SQLiteDatabase(path: fixture.path)
+        let select = try db.prepare("SELECT ?1")
+        let first = try select.borrowing("a borrowed text longer than fifteen bytes", at: 1) { () throws(SQLiteError) -> SQLiteValue in
+            #expect(try select.step())
+            return select.value(at: 0) // no reset: the statement is left on its row
+        }
+        #expect(first == .text("a borrowed text longer than fifteen bytes"))
+        // Reset and unbound: stepping again starts over, with NULL, rather than going on from the row.
+        #expect(try select.step())
+        #expect(select.value(at: 0) == .null)
+        select.reset()
     }
 
     @Test("an error carries its codes, SQLite's message, the operation and the SQL")

@@ -91,8 +91,6 @@ public struct MalformedProperty: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(interface).\(property) on \(path) has type '\(got)', not the documented one" }
 }
 
-/// Reading BlueZ property dictionaries into typed objects. Missing optional properties are nil; a property
-/// with the wrong type is skipped and reported through `problems`.
 /// Where a reader finds properties: an object's whole set (InterfacesAdded, GetManagedObjects) or what a
 /// PropertiesChanged carries.
 protocol BlueZPropertySource {
@@ -103,6 +101,8 @@ extension Dictionary: BlueZPropertySource where Key == String, Value == DBusValu
 
 extension PropertyChanges: BlueZPropertySource {}
 
+/// Reading BlueZ properties into typed objects. Missing optional properties are nil; a property with the wrong
+/// type is skipped and reported through `problems`.
 struct BlueZPropertyReader<Properties: BlueZPropertySource> {
     let path: String
     let interface: String

@@ -46,7 +46,7 @@ public final class EventFeed: Sendable {
 
     /// Numbers an entry and hands it to every subscriber. With none (no `fleetctl watch` running, the usual
     /// case) the number is still taken, so a later subscriber's first number says how much went by, but no
-    /// entry is made: its text and two clock reads cost two mallocs and two system calls per notification
+    /// entry is made: its text cost two mallocs, and its times two clock reads, per notification
     /// (issue 18).
     public func publish(device: DeviceID, kind: FeedEntry.Kind, text: @autoclosure () -> String) {
         let (entry, targets) = state.withLock { state -> (FeedEntry?, [AsyncStream<FeedEntry>.Continuation]) in

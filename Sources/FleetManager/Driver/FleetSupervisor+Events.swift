@@ -64,12 +64,12 @@ extension FleetSupervisor {
                            metadata: ["reason": "service-lost"])
         }
         // A signal that arrived before the reply the tree was last read from is already in it.
-        treeChanges.removeAll(keepingCapacity: true)
-        tree.apply(event, arrival: arrival, into: &treeChanges)
+        treeChanges.startEvent()
+        treeChanges.apply(event, arrival: arrival, to: &tree)
         reportProblems()
         let now = now()
-        // Walks a copy (a retain): what is performed may take another event, which refills the buffer.
-        for change in treeChanges {
+        // Walks a copy of the array (a retain), so an event taken while performing these could not disturb it.
+        for change in treeChanges.changes {
             switch change {
             case .tree(let change):
                 perform(machine.apply(change, now: now))

@@ -35,8 +35,8 @@ public actor FleetSupervisor {
 
     var machine: FleetStateMachine
     var tree = BlueZTree()
-    /// What the tree made of the event being taken: one buffer kept across events, emptied before each (issue 18).
-    var treeChanges: [BlueZTree.Change] = []
+    /// What the tree made of the event being taken.
+    var treeChanges = TreeChangeBuffer()
     public let client: BlueZClient
     let logger: Logger
     let notifier: ServiceNotifier

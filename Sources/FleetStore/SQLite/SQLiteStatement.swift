@@ -69,8 +69,8 @@ public final class SQLiteStatement {
 
     /// Runs `body` with `text` bound to parameter `index` in place: SQLite reads the string's own bytes instead of
     /// copying them (each copied binding was a malloc and a free per row; the outbox binds three strings and a
-    /// blob per reading, issue 18). The bytes live only as long as this call, so the parameter is bound to NULL
-    /// again before it returns, and a step after it can never read them.
+    /// blob per reading, issue 18). The bytes live only as long as this call, so before it returns the statement
+    /// is reset (a body may leave it on a row) and the parameter bound to NULL: a step after it can never read them.
     public func borrowing<R>(_ text: String, at index: Int32, _ body: () throws(SQLiteError) -> R) throws(SQLiteError) -> R {
         var text = text
         let outcome = text.withUTF8 { bytes in
@@ -98,7 +98,13 @@ public final class SQLiteStatement {
 
     private func scoped<R>(_ rc: Int32, at index: Int32, _ body: () throws(SQLiteError) -> R) -> Result<R, SQLiteError> {
         guard rc == SQLITE_OK else { return .failure(database.error(rc, operation: "bind parameter \(index)", sql: sql)) }
-        defer { sqlite3_bind_null(raw, index) }
+        defer {
+            // SQLite refuses to rebind a statement left mid-step (SQLITE_MISUSE), which would leave the borrowed
+            // pointer bound; reset first. Its result repeats the last step's error, which the body has seen.
+            sqlite3_reset(raw)
+            let unbound = sqlite3_bind_null(raw, index)
+            precondition(unbound == SQLITE_OK, "unbinding borrowed parameter \(index) of \(sql) failed: \(unbound)")
+        }
         do throws(SQLiteError) {
             return .success(try body())
         } catch {
