@@ -86,6 +86,17 @@ struct SQLiteWrapperTests {
         #expect(try select.step())
         #expect(select.value(at: 0) == .null)
         select.reset()
+
+        // Run to its end and not reset: unbound all the same (the next step fails on the NULL).
+        try db.execute("CREATE TABLE t (s TEXT NOT NULL)")
+        let insert = try db.prepare("INSERT INTO t VALUES (?1)")
+        try insert.borrowing("stepped to its end", at: 1) { () throws(SQLiteError) in
+            #expect(try !insert.step())
+        }
+        let again = #expect(throws: SQLiteError.self) { _ = try insert.step() }
+        #expect(again?.message.contains("NOT NULL constraint failed") == true, "\(String(describing: again))")
+        insert.reset()
+        #expect(try db.scalar("SELECT s FROM t") == .text("stepped to its end"))
     }
 
     @Test("an error carries its codes, SQLite's message, the operation and the SQL")

@@ -99,8 +99,9 @@ public final class SQLiteStatement {
     private func scoped<R>(_ rc: Int32, at index: Int32, _ body: () throws(SQLiteError) -> R) -> Result<R, SQLiteError> {
         guard rc == SQLITE_OK else { return .failure(database.error(rc, operation: "bind parameter \(index)", sql: sql)) }
         defer {
-            // SQLite refuses to rebind a statement left mid-step (SQLITE_MISUSE), which would leave the borrowed
-            // pointer bound; reset first. Its result repeats the last step's error, which the body has seen.
+            // SQLite refuses to rebind a statement that was stepped and not reset (SQLITE_MISUSE, whether it stopped
+            // on a row, at its end or on an error), which would leave the borrowed pointer bound; so reset it first,
+            // even when the body did (cheap then). Its result repeats the last step's error, which the body has seen.
             sqlite3_reset(raw)
             let unbound = sqlite3_bind_null(raw, index)
             precondition(unbound == SQLITE_OK, "unbinding borrowed parameter \(index) of \(sql) failed: \(unbound)")
