@@ -59,10 +59,16 @@ public struct BlueZTree: Sendable {
         return out
     }
 
-    /// `apply(_:)` appending to `out`: the per-event cases (a Device1's or a characteristic's properties)
-    /// append in place; the others are rare and build their own array.
+    /// `apply(_:)` appending to `out`: the per-event cases (properties changed) append in place; the others are
+    /// rare and build their own array.
     public mutating func apply(_ event: BlueZEvent, into out: inout [Change]) {
         switch event {
+        case .propertiesChanged(let path, BlueZName.adapter, let changed, _):
+            guard var adapter = adapters[path] else { return }
+            let wasPowered = adapter.powered
+            adapter.apply(changed, problems: &problems)
+            adapters[path] = adapter
+            if adapter.powered != wasPowered { out.append(.tree(.adapterPowered(adapter.id, adapter.powered))) }
         case .propertiesChanged(let path, BlueZName.device, let changed, let invalidated):
             // One pass over what changed (usually RSSI alone), comparing names rather than hashing them.
             var resolved = false, news = !invalidated.isEmpty, heard = false
@@ -76,6 +82,8 @@ public struct BlueZTree: Sendable {
             }
         case .propertiesChanged(let path, BlueZName.characteristic, let changed, _):
             characteristicChanged(path, BlueZName.characteristic, changed, into: &out)
+        case .propertiesChanged:
+            return
         default:
             out += applyRare(event)
         }
@@ -114,21 +122,6 @@ public struct BlueZTree: Sendable {
                 out.append(.tree(.adapterRemoved(adapter.id)))
             }
             return out
-        case .propertiesChanged(let path, let interface, let changed, _):
-            switch interface {
-            case BlueZName.adapter:
-                guard var adapter = adapters[path] else { return [] }
-                let wasPowered = adapter.powered
-                adapter.apply(changed, problems: &problems)
-                adapters[path] = adapter
-                return adapter.powered == wasPowered ? [] : [.tree(.adapterPowered(adapter.id, adapter.powered))]
-            case BlueZName.device, BlueZName.characteristic:
-                var out: [Change] = []
-                apply(event, into: &out)
-                return out
-            default:
-                return []
-            }
         case .serviceLost:
             // bluetoothd went away: its adapters are off first, so that its links end as an adapter outage (no
             // attempt burnt), not as devices vanishing one by one.
@@ -138,7 +131,8 @@ public struct BlueZTree: Sendable {
                 + sortedAdapters.map { Change.tree(.adapterRemoved($0.id)) }
             self = BlueZTree()
             return out
-        case .serviceAppeared, .malformed:
+        case .serviceAppeared, .malformed, .propertiesChanged:
+            // Properties changed are taken in `apply(_:into:)`, before this.
             return []
         }
     }

@@ -58,12 +58,8 @@ public struct PropertyChanges: Sendable, Sequence, ExpressibleByDictionaryLitera
     /// compares names pairwise rather than allocating a set.
     private static func lastOfEachName(_ entries: [DBusDictEntry]) -> [DBusDictEntry] {
         guard entries.count > 1 else { return entries }
-        var repeated = false
-        for i in entries.indices.dropLast() where entries[(i + 1)...].contains(where: { $0.key == entries[i].key }) {
-            repeated = true
-            break
-        }
-        guard repeated else { return entries }
-        return entries.indices.filter { i in !entries[(i + 1)...].contains { $0.key == entries[i].key } }.map { entries[$0] }
+        func repeatedLater(_ i: Int) -> Bool { entries[(i + 1)...].contains { $0.key == entries[i].key } }
+        guard entries.indices.contains(where: repeatedLater) else { return entries }
+        return entries.indices.filter { !repeatedLater($0) }.map { entries[$0] }
     }
 }

@@ -40,16 +40,7 @@ public final class SQLiteStatement {
         case .integer(let v): rc = sqlite3_bind_int64(raw, index, v)
         case .real(let v): rc = sqlite3_bind_double(raw, index, v)
         case .text(let v):
-            var text = v
-            rc = text.withUTF8 { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { chars in
-                    guard let base = chars.baseAddress else {
-                        // "" has no buffer, and a nil pointer would bind NULL instead of an empty text.
-                        return "".withCString { fleet_sqlite3_bind_text_transient(raw, index, $0, 0) }
-                    }
-                    return fleet_sqlite3_bind_text_transient(raw, index, base, Int32(chars.count))
-                }
-            }
+            rc = Self.withText(v) { fleet_sqlite3_bind_text_transient(raw, index, $0, $1) }
         case .blob(let v):
             // An empty array has no base address, and a nil pointer would bind NULL instead of an empty blob.
             rc = v.isEmpty
@@ -72,17 +63,7 @@ public final class SQLiteStatement {
     /// blob per reading, issue 18). The bytes live only as long as this call, so before it returns the statement
     /// is reset (a body may leave it on a row) and the parameter bound to NULL: a step after it can never read them.
     public func borrowing<R>(_ text: String, at index: Int32, _ body: () throws(SQLiteError) -> R) throws(SQLiteError) -> R {
-        var text = text
-        let outcome = text.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { chars in
-                // "" has no buffer, and a nil pointer would bind NULL instead of an empty text.
-                Self.emptyText.withUnsafeBufferPointer { empty in
-                    let rc = fleet_sqlite3_bind_text_static(raw, index, chars.baseAddress ?? empty.baseAddress!, Int32(chars.count))
-                    return scoped(rc, at: index, body)
-                }
-            }
-        }
-        return try outcome.get()
+        try Self.withText(text) { scoped(fleet_sqlite3_bind_text_static(raw, index, $0, $1), at: index, body) }.get()
     }
 
     /// `borrowing(_:at:_:)` for a blob.
@@ -94,7 +75,17 @@ public final class SQLiteStatement {
         }.get()
     }
 
-    private static let emptyText: [CChar] = [0]
+    /// Runs `body` with `text`'s UTF-8 bytes and their count, for SQLite's text binders. Never a nil pointer: ""
+    /// has no buffer, and a nil pointer would bind NULL instead of an empty text.
+    private static func withText<R>(_ text: String, _ body: (UnsafePointer<CChar>, Int32) -> R) -> R {
+        var text = text
+        return text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                guard let base = chars.baseAddress else { return "".withCString { body($0, 0) } }
+                return body(base, Int32(chars.count))
+            }
+        }
+    }
 
     private func scoped<R>(_ rc: Int32, at index: Int32, _ body: () throws(SQLiteError) -> R) -> Result<R, SQLiteError> {
         guard rc == SQLITE_OK else { return .failure(database.error(rc, operation: "bind parameter \(index)", sql: sql)) }
