@@ -100,8 +100,7 @@ extension DBusConnection {
                 state.nameOwners[name] = newOwner
             }
             for subscription in state.subscriptions.values {
-                let matches = subscription.rules.contains { $0.matches(message, owners: state.nameOwners) }
-                guard matches else { continue }
+                guard subscription.matches(message, owners: state.nameOwners) else { continue }
                 switch subscription.sink {
                 case .each(_, let delivered):
                     // Marked before the yield (which follows at once): a reader waiting for this mark never misses the message.

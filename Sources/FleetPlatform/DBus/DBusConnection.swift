@@ -40,6 +40,8 @@ public final class DBusConnection: @unchecked Sendable {
     private var lastWindowMessages = 0
     /// A reply to one of our calls was handled in this read turn; I/O thread only.
     private var repliedThisTurn = false
+    /// The one-descriptor poll set `watchesSocket` asks the socket with, made once; I/O thread only.
+    private var socketProbe = [pollfd(fd: -1, events: 0, revents: 0)]
     /// Times the I/O thread came back from poll: what a trickle of signals costs in wake-ups.
     private let pollReturns = Atomic<UInt64>(0)
     /// How many times the I/O thread has woken from poll since the connection opened (a diagnostic figure:
@@ -52,8 +54,9 @@ public final class DBusConnection: @unchecked Sendable {
     public static let batchWindow: Duration = .milliseconds(50)
     /// A batch this large is handed over at once.
     static let batchLimit = 512
-    /// A window that has gathered this many messages watches the socket again (a flood, not a trickle): held,
-    /// 256 signals of a few hundred bytes fit well inside a Unix socket's buffer.
+    /// A window that has gathered this many messages is busy, and its socket is read every `busySlice` instead of
+    /// once at its end: 256 signals of a few hundred bytes (each its own socket buffer of about 800 bytes) are
+    /// about what a Unix socket holds before the bus has to queue for fleetd.
     static let holdLimit = 256
 
     /// Connects to the bus at `address` (a D-Bus address such as `unix:path=/run/dbus/system_bus_socket`).
@@ -252,6 +255,8 @@ public final class DBusConnection: @unchecked Sendable {
             return fd
         }()
         var failure: DBusError?
+        // Made once: an array literal here was a malloc and a free per wake-up (issue 18).
+        var fds = [pollfd(fd: fd, events: 0, revents: 0), pollfd(fd: wakeup.descriptor, events: Int16(POLLIN), revents: 0)]
         while true {
             let closing = state.withLock { $0.closing }
             if closing || dbus_connection_get_is_connected(raw) == 0 { break }
@@ -260,10 +265,9 @@ public final class DBusConnection: @unchecked Sendable {
             flushOutgoing()
             expireCalls()
             let writing = dbus_connection_has_messages_to_send(raw) != 0
-            var fds = [
-                pollfd(fd: fd, events: (watchesSocket(fd) ? Int16(POLLIN) : 0) | (writing ? Int16(POLLOUT) : 0), revents: 0),
-                pollfd(fd: wakeup.descriptor, events: Int16(POLLIN), revents: 0),
-            ]
+            fds[0].events = (watchesSocket(fd) ? Int16(POLLIN) : 0) | (writing ? Int16(POLLOUT) : 0)
+            fds[0].revents = 0
+            fds[1].revents = 0
             if dbus_connection_get_dispatch_status(raw) == DBUS_DISPATCH_DATA_REMAINS { continue }
             do {
                 _ = try Poll.wait(&fds, timeoutMilliseconds: pollTimeoutMilliseconds())
@@ -331,10 +335,12 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     private func flushOutgoing() {
-        let batch = state.withLock { state -> [Outgoing] in
-            let batch = state.outgoing
-            state.outgoing.removeAll(keepingCapacity: true)
-            return batch
+        // Taken by swapping: `removeAll(keepingCapacity:)` on the array just copied out made a new buffer of the
+        // old capacity on every call, twice a wake-up even with nothing to send; after start-up's thousands of
+        // calls that was a large allocation, and glibc consolidated its free lists for each (issue 18).
+        var batch: [Outgoing] = []
+        state.withLock { state in
+            if !state.outgoing.isEmpty { swap(&batch, &state.outgoing) }
         }
         for item in batch {
             switch item {
@@ -355,28 +361,48 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     /// Whether poll should wake for the socket. While a batch window is open and nothing waits for a reply, it
-    /// need not: what arrives meanwhile is read in one turn when the window closes, so that a trickle of
-    /// signals (1 000 devices notifying once a second) wakes this thread once per window rather than once per
-    /// signal. A call in flight keeps the socket watched (replies are never held), and so do a window that has
-    /// gathered `holdLimit` messages, or follows one that did, and a socket that still has bytes to read: a
-    /// flood is read as fast as it comes. Held, a flood filled the socket's buffer and waited for the window's
-    /// end, and fleetd took 7 620 events/s where the bare loop took 35 323 (FloodBench). Whether bytes wait is
-    /// asked of the socket, because a read that ends inside a large message dispatches nothing and looks like
-    /// an empty socket.
+    /// need not: what arrives meanwhile is read in one turn when the window closes (or, when busy, at the end of
+    /// the slice: `busySlice`), so that a trickle of signals (1 000 devices notifying once a second) wakes this
+    /// thread once per window rather than once per signal. A call in flight keeps the socket watched (replies are
+    /// never held), and so does a socket that still has bytes to read after a whole read turn: a flood is read
+    /// as fast as it comes. Held, a flood filled the socket's buffer and waited for the window's end, and fleetd
+    /// took 7 620 events/s where the bare loop took 35 323 (FloodBench). Whether bytes wait is asked of the
+    /// socket, because a read that ends inside a large message dispatches nothing and looks like an empty socket.
     /// Incoming method calls (BlueZ asking the pairing agent) wait at most one window.
     private func watchesSocket(_ fd: Int32) -> Bool {
-        guard windowEnds != nil, lastWindowMessages < Self.holdLimit, dispatched - windowOpenedAt < Self.holdLimit else { return true }
+        guard windowEnds != nil else { return true }
         if state.withLock({ !$0.pending.isEmpty || !$0.outgoing.isEmpty }) { return true }
-        var probe = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0)]
+        socketProbe[0] = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         // A failed probe watches the socket: the real poll below then reports what is wrong.
-        guard let ready = try? Poll.wait(&probe, timeoutMilliseconds: 0) else { return true }
+        guard let ready = try? Poll.wait(&socketProbe, timeoutMilliseconds: 0) else { return true }
         return ready > 0
     }
 
+    /// Whether the window before this one, or this one so far, gathered `holdLimit` messages: busy, the socket is
+    /// read every `busySlice` rather than once per window, so that what waits stays well inside its buffer.
+    private var busy: Bool {
+        lastWindowMessages >= Self.holdLimit || dispatched - windowOpenedAt >= Self.holdLimit
+    }
+
+    /// How often a busy connection's socket is read while a window is held. It used to be watched for the whole
+    /// window, so that a fleet's few thousand signals a second, arriving in bursts, woke this thread for each burst:
+    /// 151 wake-ups and 514 polls a second at 1 Hz with adverts (3 745 signals/s; `strace -c`, issue 18). At
+    /// 10 ms a slice holds about 50 signals at the rate that makes a window busy.
+    static let busySlice: Duration = .milliseconds(10)
+
     private func pollTimeoutMilliseconds() -> Int32 {
         let callDeadline = state.withLock { state in state.pending.values.lazy.map(\.deadline).min() }
-        // A batch being held is handed over when its window closes.
-        guard let earliest = [callDeadline, windowEnds].compactMap({ $0 }).min() else { return 1000 }
+        // A batch being held is handed over when its window closes. (Compared without an array: this runs
+        // every wake-up.)
+        // A busy connection reads its socket every slice while it holds a window.
+        let held = windowEnds.map { busy ? min($0, ContinuousClock.now.advanced(by: Self.busySlice)) : $0 }
+        let earliest: ContinuousClock.Instant
+        switch (callDeadline, held) {
+        case (let call?, let window?): earliest = min(call, window)
+        case (let call?, nil): earliest = call
+        case (nil, let window?): earliest = window
+        case (nil, nil): return 1000
+        }
         let remaining = ContinuousClock.now.duration(to: earliest)
         if remaining <= .zero { return 0 }
         let ms = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1
