@@ -370,7 +370,7 @@ public final class DBusConnection: @unchecked Sendable {
     /// socket, because a read that ends inside a large message dispatches nothing and looks like an empty socket.
     /// Incoming method calls (BlueZ asking the pairing agent) wait at most one window.
     private func watchesSocket(_ fd: Int32) -> Bool {
-        guard windowEnds != nil else { return true }
+        guard windowEnds != nil, !flooded else { return true }
         if state.withLock({ !$0.pending.isEmpty || !$0.outgoing.isEmpty }) { return true }
         socketProbe[0] = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         // A failed probe watches the socket: the real poll below then reports what is wrong.
@@ -384,18 +384,29 @@ public final class DBusConnection: @unchecked Sendable {
         lastWindowMessages >= Self.holdLimit || dispatched - windowOpenedAt >= Self.holdLimit
     }
 
+    /// Whether the window before this one, or this one so far, gathered `floodLimit` messages: a flood, whose
+    /// socket is watched (it always has bytes; each poll returns at once).
+    private var flooded: Bool {
+        lastWindowMessages >= Self.floodLimit || dispatched - windowOpenedAt >= Self.floodLimit
+    }
+
     /// How often a busy connection's socket is read while a window is held: the time `sliceMessages` take to
     /// arrive at the rate of the busier of the last window and this one so far, between 1 and 10 ms. The socket
     /// used to be watched for the whole of a busy window, so that a fleet's few thousand signals a second,
     /// arriving in bursts, woke this thread for each burst: 151 wake-ups a second at 1 Hz with adverts (3 745
     /// signals/s; `strace -c`, issue 18). A fixed 10 ms slice let a flood of 48 000 signals/s fill the socket's
     /// buffer between reads, and fleetd took 0.60 of the bare loop's rate (FloodBench); paced by the rate, the
-    /// buffer is read when about half full.
+    /// buffer is read when about half full, and a flood (`floodLimit`) is read as it comes.
     private var busySlice: Duration {
         let perWindow = max(lastWindowMessages, dispatched - windowOpenedAt, 1)
         let slice = Self.batchWindow * Self.sliceMessages / perWindow
         return min(max(slice, .milliseconds(1)), .milliseconds(10))
     }
+
+    /// A window of this many messages (20 000 a second) is a flood. Read in slices, a flood of 38 000 signals a
+    /// second reached fleetd at 0.82 of the bare loop's rate (FloodBench, 2 cores shared with the simulator and
+    /// the bus): a slice the bus takes to refill the socket is a slice it must queue for fleetd.
+    static let floodLimit = 1024
 
     /// About half of what a Unix socket's buffer holds of signals of a few hundred bytes (`holdLimit`).
     static let sliceMessages = 128
