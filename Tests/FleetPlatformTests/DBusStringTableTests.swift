@@ -41,14 +41,20 @@ import Testing
         let short = "RSSI"
         let fifteen = String(repeating: "a", count: 15)
         let long = String(repeating: "é", count: 200)   // 400 bytes
+        let descriptor = "/org/bluez/hci10/dev_AA_BB_CC_DD_EE_FF/service0010/char0011/desc0012"   // 68 bytes: kept
+        let justOver = String(repeating: "p", count: DBusStringTable.longestKept + 1)
         for _ in 0..<2 {
             #expect(short.withCString { table.string($0) } == short)
             #expect(fifteen.withCString { table.string($0) } == fifteen)
             #expect(long.withCString { table.string($0) } == long)
+            #expect(justOver.withCString { table.string($0) } == justOver)
             #expect("".withCString { table.string($0) } == "")
         }
         #expect(table.made == 0)
         #expect(table.hits == 0)
+        for _ in 0..<2 { #expect(descriptor.withCString { table.string($0) } == descriptor) }
+        #expect(table.made == 1)
+        #expect(table.hits == 1)
     }
 
     @Test func multibyteTextAndAnAbsentFieldDecodeAsBefore() {

@@ -365,10 +365,11 @@ public final class DBusConnection: @unchecked Sendable {
     /// the slice: `busySlice`), so that a trickle of signals (1 000 devices notifying once a second) wakes this
     /// thread once per window rather than once per signal. A call in flight keeps the socket watched (replies are
     /// never held), and so does a socket that still has bytes to read after a whole read turn: a flood is read
-    /// as fast as it comes. Held, a flood filled the socket's buffer and waited for the window's end, and fleetd
-    /// took 7 620 events/s where the bare loop took 35 323 (FloodBench). Whether bytes wait is asked of the
-    /// socket, because a read that ends inside a large message dispatches nothing and looks like an empty socket.
-    /// Incoming method calls (BlueZ asking the pairing agent) wait at most one window.
+    /// as fast as it comes, as does a window of `floodLimit` messages. Held, a flood filled the socket's buffer and
+    /// waited for the window's end, and fleetd took 7 620 events/s where the bare loop took 35 323 (FloodBench).
+    /// Whether bytes wait is asked of the socket, because a read that ends inside a large message dispatches
+    /// nothing and looks like an empty socket. Incoming method calls (BlueZ asking the pairing agent) wait at most
+    /// one window, or one slice of a busy one.
     private func watchesSocket(_ fd: Int32) -> Bool {
         guard windowEnds != nil, !flooded else { return true }
         if state.withLock({ !$0.pending.isEmpty || !$0.outgoing.isEmpty }) { return true }
@@ -391,7 +392,8 @@ public final class DBusConnection: @unchecked Sendable {
     }
 
     /// How often a busy connection's socket is read while a window is held: the time `sliceMessages` take to
-    /// arrive at the rate of the busier of the last window and this one so far, between 1 and 10 ms. The socket
+    /// arrive at the larger of the last window's count and this one's so far, at most 10 ms (busy and short of a
+    /// flood, 256 to 1 023 a window, that is 6.25 to 10 ms). The socket
     /// used to be watched for the whole of a busy window, so that a fleet's few thousand signals a second,
     /// arriving in bursts, woke this thread for each burst: 151 wake-ups a second at 1 Hz with adverts (3 745
     /// signals/s; `strace -c`, issue 18). A fixed 10 ms slice let a flood of 48 000 signals/s fill the socket's
@@ -416,7 +418,8 @@ public final class DBusConnection: @unchecked Sendable {
         // A batch being held is handed over when its window closes. (Compared without an array: this runs
         // every wake-up.)
         // A busy connection reads its socket every slice while it holds a window.
-        let held = windowEnds.map { busy ? min($0, ContinuousClock.now.advanced(by: busySlice)) : $0 }
+        // (A flood's socket is watched: its poll needs no slice.)
+        let held = windowEnds.map { busy && !flooded ? min($0, ContinuousClock.now.advanced(by: busySlice)) : $0 }
         let earliest: ContinuousClock.Instant
         switch (callDeadline, held) {
         case (let call?, let window?): earliest = min(call, window)
