@@ -10,6 +10,9 @@ struct ConnectionState {
     /// Current unique owner of each well-known name a subscription follows.
     var nameOwners: [String: String] = [:]
     var methodCallHandler: (@Sendable (DBusMessage) -> Void)?
+    /// Tests only: run on the I/O thread after it has taken queued calls off `outgoing` and before they are sent
+    /// and recorded as pending, the moment a cancellation used to fall between.
+    var tookOutgoingCalls: (@Sendable () -> Void)?
     /// A batch subscriber was offered a signal in this read turn.
     var batchesPending = false
     var closing = false

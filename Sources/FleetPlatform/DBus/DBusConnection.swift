@@ -100,6 +100,11 @@ public final class DBusConnection: @unchecked Sendable {
         dbus_connection_unref(raw)
     }
 
+    /// Tests only: see `ConnectionState.tookOutgoingCalls`.
+    func onTakingOutgoingCalls(_ hook: (@Sendable () -> Void)?) {
+        state.withLock { $0.tookOutgoingCalls = hook }
+    }
+
     /// Closes the connection: pending calls fail with `disconnected` and signal streams finish.
     public func close() {
         state.withLock { $0.closing = true }
@@ -339,9 +344,12 @@ public final class DBusConnection: @unchecked Sendable {
         // old capacity on every call, twice a wake-up even with nothing to send; after start-up's thousands of
         // calls that was a large allocation, and glibc consolidated its free lists for each (issue 18).
         var batch: [Outgoing] = []
-        state.withLock { state in
-            if !state.outgoing.isEmpty { swap(&batch, &state.outgoing) }
+        let tookCalls = state.withLock { state -> (@Sendable () -> Void)? in
+            guard !state.outgoing.isEmpty else { return nil }
+            swap(&batch, &state.outgoing)
+            return state.tookOutgoingCalls
         }
+        tookCalls?()
         for item in batch {
             switch item {
             case .send(let message):
@@ -349,12 +357,20 @@ public final class DBusConnection: @unchecked Sendable {
             case .call(let id, let message, let deadline, let context, let continuation):
                 var serial: UInt32 = 0
                 guard dbus_connection_send(raw, message.raw, &serial) != 0 else {
+                    state.withLock { _ = $0.cancelledBeforeQueued.remove(id) }
                     continuation.resume(returning: .failure(DBusError(.outOfMemory, "send failed", context: context)))
                     continue
                 }
-                state.withLock { state in
+                // A cancellation that came after the call was taken off the queue found it in neither place and
+                // left its id; without this check the call went on waiting for its reply or its timeout.
+                let cancelled = state.withLock { state -> Bool in
+                    if state.cancelledBeforeQueued.remove(id) != nil { return true }
                     state.pending[serial] = PendingCall(id: id, deadline: deadline, context: context, continuation: continuation)
                     state.serialByCall[id] = serial
+                    return false
+                }
+                if cancelled {
+                    continuation.resume(returning: .failure(DBusError(.cancelled, "call cancelled", context: context)))
                 }
             }
         }
