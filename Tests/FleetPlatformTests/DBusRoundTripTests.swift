@@ -1,5 +1,7 @@
-import FleetPlatform
+import Dispatch
+@testable import FleetPlatform
 import FleetTestKit
+import Synchronization
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -255,14 +257,7 @@ struct DBusRoundTripTests {
         let start = ContinuousClock.now
         // A call in flight keeps the socket watched, so the trickle starts after the call's reply.
         _ = try await call("Trickle", [.uint32(ticks)])
-        var received: UInt32 = 0
-        outer: for await batch in stream.batches {
-            for i in batch {
-                #expect(i == received)
-                received += 1
-                if received == ticks { break outer }
-            }
-        }
+        let received = await Self.receive(ticks, from: stream.batches)
         let wakeups = client.ioWakeups - before
         let windows = Int((ContinuousClock.now - start) / DBusConnection.batchWindow) + 1
         #expect(received == ticks)
@@ -270,6 +265,19 @@ struct DBusRoundTripTests {
         // few for the call and ticks that came before its reply. A stall of either side only makes more windows;
         // one wake-up per signal, the old cost, is 200 in about 250 ms.
         #expect(wakeups <= UInt64(3 * windows + 8), "\(wakeups) wake-ups for \(ticks) signals over \(windows) windows")
+    }
+
+    /// Takes ticks 0, 1, … in order until `count` have come; returns how many came in order.
+    private static func receive(_ count: UInt32, from batches: AsyncStream<[UInt32]>) async -> UInt32 {
+        var received: UInt32 = 0
+        outer: for await batch in batches {
+            for i in batch {
+                #expect(i == received)
+                received += 1
+                if received == count { break outer }
+            }
+        }
+        return received
     }
 
     /// A fleet's few thousand signals a second arrive in bursts (16 adapters, a simulator or bluetoothd sharing
@@ -286,14 +294,7 @@ struct DBusRoundTripTests {
         let before = client.ioWakeups
         let start = ContinuousClock.now
         _ = try await call("TrickleBursts", [.uint32(ticks), .uint32(perBurst)])
-        var received: UInt32 = 0
-        outer: for await batch in stream.batches {
-            for i in batch {
-                #expect(i == received)
-                received += 1
-                if received == ticks { break outer }
-            }
-        }
+        let received = await Self.receive(ticks, from: stream.batches)
         let wakeups = client.ioWakeups - before
         let bursts = Int(ticks / perBurst)
         let windows = Int((ContinuousClock.now - start) / DBusConnection.batchWindow) + 1
@@ -306,6 +307,41 @@ struct DBusRoundTripTests {
         // second, 20 windows or fewer) stays below the old cost.
         let bound = max(bursts / 2, 3 * windows + 8)
         #expect(wakeups <= UInt64(bound), "\(wakeups) wake-ups for \(bursts) bursts over \(windows) windows")
+    }
+
+    /// The I/O thread takes a queued call off the queue, then sends it and records it as pending, each under the
+    /// lock. A cancellation in between found the call in neither place: its id was noted for a call not yet
+    /// queued, which this one never would be again, and the call waited out its timeout.
+    @Test("a call cancelled after the I/O thread took it off the queue ends as cancelled, not at its timeout")
+    func cancelledBetweenQueueAndPending() async throws {
+        let taskReady = DispatchSemaphore(value: 0)
+        let started = Mutex<Task<DBusError.Code?, Never>?>(nil)
+        let fired = Atomic<Bool>(false)
+        client.onTakingOutgoingCalls {
+            guard !fired.exchange(true, ordering: .relaxed) else { return }
+            // On the I/O thread, between the two locks: cancel the calling task now (its handler runs here).
+            _ = taskReady.wait(timeout: .now() + .seconds(10))
+            started.withLock { $0 }?.cancel()
+        }
+        defer { client.onTakingOutgoingCalls(nil) }
+        let task = Task<DBusError.Code?, Never> { [client] in
+            do throws(DBusError) {
+                _ = try await client.call(destination: "io.fleetd.Test", path: "/io/fleetd/Test", interface: "io.fleetd.Test.Echo",
+                                          member: "Never", timeout: .seconds(20))
+                return nil
+            } catch {
+                return error.code
+            }
+        }
+        started.withLock { $0 = task }
+        taskReady.signal()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let code = await task.value
+        let hookRan = fired.load(ordering: .relaxed)
+        #expect(hookRan)
+        #expect(code == .cancelled, "the call ended with \(String(describing: code))")
+        #expect(clock.now - start < .seconds(15), "the call waited for its timeout")
     }
 
     @Test("a batch stream finishes when the connection closes")
