@@ -395,29 +395,27 @@ public final class DBusConnection: @unchecked Sendable {
         return ready > 0
     }
 
-    /// Whether the window before this one, or this one so far, gathered `holdLimit` messages: busy, the socket is
-    /// read every `busySlice` rather than once per window, so that what waits stays well inside its buffer.
-    private var busy: Bool {
-        lastWindowMessages >= Self.holdLimit || dispatched - windowOpenedAt >= Self.holdLimit
-    }
+    /// The larger of the last window's count and this one's so far: what tells a trickle, a busy window and a
+    /// flood apart.
+    private var windowMessages: Int { max(lastWindowMessages, dispatched - windowOpenedAt) }
 
-    /// Whether the window before this one, or this one so far, gathered `floodLimit` messages: a flood, whose
-    /// socket is watched (it always has bytes; each poll returns at once).
-    private var flooded: Bool {
-        lastWindowMessages >= Self.floodLimit || dispatched - windowOpenedAt >= Self.floodLimit
-    }
+    /// `holdLimit` messages a window: the socket is read every `busySlice` rather than once per window, so that
+    /// what waits stays well inside its buffer.
+    private var busy: Bool { windowMessages >= Self.holdLimit }
+
+    /// `floodLimit` messages a window: the socket is watched (it always has bytes; each poll returns at once).
+    private var flooded: Bool { windowMessages >= Self.floodLimit }
 
     /// How often a busy connection's socket is read while a window is held: the time `sliceMessages` take to
-    /// arrive at the larger of the last window's count and this one's so far, at most 10 ms (busy and short of a
-    /// flood, 256 to 1 023 a window, that is 6.25 to 10 ms). The socket
-    /// used to be watched for the whole of a busy window, so that a fleet's few thousand signals a second,
-    /// arriving in bursts, woke this thread for each burst: 151 wake-ups a second at 1 Hz with adverts (3 745
-    /// signals/s; `strace -c`, issue 18). A fixed 10 ms slice let a flood of 48 000 signals/s fill the socket's
-    /// buffer between reads, and fleetd took 0.60 of the bare loop's rate (FloodBench); paced by the rate, the
-    /// buffer is read when about half full, and a flood (`floodLimit`) is read as it comes.
+    /// arrive at `windowMessages` a window, at most 10 ms (busy and short of a flood, 256 to 1 023 a window,
+    /// that is 6.25 to 10 ms). The socket used to be watched for the whole of a busy window, so that a fleet's few
+    /// thousand signals a second, arriving in bursts, woke this thread for each burst: 151 wake-ups a second at
+    /// 1 Hz with adverts (3 745 signals/s; `strace -c`, issue 18). A fixed 10 ms slice let a flood of 48 000
+    /// signals/s fill the socket's buffer between reads, and fleetd took 0.60 of the bare loop's rate
+    /// (FloodBench); paced by the rate, the buffer is read when about half full, and a flood (`floodLimit`) is
+    /// read as it comes.
     private var busySlice: Duration {
-        let perWindow = max(lastWindowMessages, dispatched - windowOpenedAt, 1)
-        let slice = Self.batchWindow * Self.sliceMessages / perWindow
+        let slice = Self.batchWindow * Self.sliceMessages / max(windowMessages, 1)
         return min(max(slice, .milliseconds(1)), .milliseconds(10))
     }
 
@@ -431,10 +429,9 @@ public final class DBusConnection: @unchecked Sendable {
 
     private func pollTimeoutMilliseconds() -> Int32 {
         let callDeadline = state.withLock { state in state.pending.values.lazy.map(\.deadline).min() }
-        // A batch being held is handed over when its window closes. (Compared without an array: this runs
-        // every wake-up.)
-        // A busy connection reads its socket every slice while it holds a window.
-        // (A flood's socket is watched: its poll needs no slice.)
+        // A batch being held is handed over when its window closes; a busy connection reads its socket every
+        // slice meanwhile (a flood's socket is watched: its poll needs no slice). Compared without an array: this
+        // runs every wake-up.
         let held = windowEnds.map { busy && !flooded ? min($0, ContinuousClock.now.advanced(by: busySlice)) : $0 }
         let earliest: ContinuousClock.Instant
         switch (callDeadline, held) {

@@ -27,11 +27,11 @@ final class DBusStringTable {
 
     /// `slotCount` is rounded up to a power of two. The default, 32 768 slots (512 KiB of slots), finds a path it
     /// made before about 70 % of the time when 16 adapters hear 1 000 devices (FleetBench: 16 000 device paths and
-    /// 1 000 characteristics', each object's signals in random order); 4 096 slots found 23 %. A miss costs a string made and freed on the I/O thread, and a hit
-    /// also saves the supervisor's lookups by that path a comparison of its bytes: the string it gets is the one
-    /// its tree already holds, and equal strings sharing storage compare at once (issue 18). A slot is 16 bytes;
-    /// the string it holds (80 bytes for a 37-byte path) is the tree's own while the object lives, and at most
-    /// one per slot after it has gone.
+    /// 1 000 characteristics', each object's signals in random order); 4 096 slots found 23 %. A miss costs a
+    /// string made and freed on the I/O thread, and a hit also saves the supervisor's lookups by that path a
+    /// comparison of its bytes: the string it gets is the one its tree already holds, and equal strings sharing
+    /// storage compare at once (issue 18). A slot is 16 bytes; the string it holds (80 bytes for a 37-byte path)
+    /// is the tree's own while the object lives, and at most one per slot after it has gone.
     init(slotCount: Int = 32768) {
         var count = 1
         while count < max(slotCount, 1) { count <<= 1 }
