@@ -42,10 +42,7 @@ public final class SQLiteStatement {
         case .text(let v):
             rc = Self.withText(v) { fleet_sqlite3_bind_text_transient(raw, index, $0, $1) }
         case .blob(let v):
-            // An empty array has no base address, and a nil pointer would bind NULL instead of an empty blob.
-            rc = v.isEmpty
-                ? sqlite3_bind_zeroblob(raw, index, 0)
-                : v.withUnsafeBytes { fleet_sqlite3_bind_blob_transient(raw, index, $0.baseAddress, Int32($0.count)) }
+            rc = Self.withBlob(v) { fleet_sqlite3_bind_blob_transient(raw, index, $0, $1) }
         case .null: rc = sqlite3_bind_null(raw, index)
         }
         guard rc == SQLITE_OK else { throw database.error(rc, operation: "bind parameter \(index)", sql: sql) }
@@ -68,11 +65,7 @@ public final class SQLiteStatement {
 
     /// `borrowing(_:at:_:)` for a blob.
     public func borrowing<R>(_ bytes: [UInt8], at index: Int32, _ body: () throws(SQLiteError) -> R) throws(SQLiteError) -> R {
-        // An empty array has no base address, and a nil pointer would bind NULL instead of an empty blob.
-        guard !bytes.isEmpty else { return try scoped(sqlite3_bind_zeroblob(raw, index, 0), at: index, body).get() }
-        return try bytes.withUnsafeBytes { buffer in
-            scoped(fleet_sqlite3_bind_blob_static(raw, index, buffer.baseAddress, Int32(buffer.count)), at: index, body)
-        }.get()
+        try Self.withBlob(bytes) { scoped(fleet_sqlite3_bind_blob_static(raw, index, $0, $1), at: index, body) }.get()
     }
 
     /// Runs `body` with `text`'s UTF-8 bytes and their count, for SQLite's text binders. Never a nil pointer: ""
@@ -84,6 +77,15 @@ public final class SQLiteStatement {
                 guard let base = chars.baseAddress else { return "".withCString { body($0, 0) } }
                 return body(base, Int32(chars.count))
             }
+        }
+    }
+
+    /// Runs `body` with `bytes`' address and count, for SQLite's blob binders. Never a nil pointer: an empty
+    /// array has no buffer, and a nil pointer would bind NULL instead of an empty blob.
+    private static func withBlob<R>(_ bytes: [UInt8], _ body: (UnsafeRawPointer, Int32) -> R) -> R {
+        bytes.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return withUnsafeBytes(of: UInt8(0)) { body($0.baseAddress!, 0) } }
+            return body(base, Int32(buffer.count))
         }
     }
 
