@@ -27,18 +27,8 @@ struct DBusRoundTripTests {
             "Fail": DBusMethod { _ in throw DBusError.remote(name: "org.bluez.Error.Failed", message: "le-connection-abort-by-local") },
             "Never": DBusMethod { _ in try await Task.sleep(for: .seconds(3600)); return [] },
             "Lie": DBusMethod(out: "s", immediate: { _ in [.uint32(7)] }),
-            // Answers at once and then sends n ticks a millisecond apart: the caller waits for no reply meanwhile.
-            "Trickle": DBusMethod(in: "u", immediate: { [server] call in
-                guard case .uint32(let n) = call.arguments[0] else { return [] }
-                Task {
-                    for i in 0..<n {
-                        try server.emitSignal(path: "/io/fleetd/Test", interface: "io.fleetd.Test.Echo", member: "Tick", arguments: [.uint32(i)])
-                        try await Task.sleep(for: .milliseconds(1))
-                    }
-                }
-                return []
-            }),
-            // Answers at once and then sends n ticks in bursts of k, a millisecond apart.
+            // Answers at once and then sends n ticks in bursts of k, a millisecond apart: the caller waits for no
+            // reply meanwhile.
             "TrickleBursts": DBusMethod(in: "uu", immediate: { [server] call in
                 guard case .uint32(let n) = call.arguments[0], case .uint32(let k) = call.arguments[1], k > 0 else { return [] }
                 Task {
@@ -249,14 +239,12 @@ struct DBusRoundTripTests {
     /// awaited, the socket is not watched: what comes in the window is read in one turn when it closes.
     @Test("a trickle of signals, one a millisecond, wakes the receiving I/O thread about once per batch window, not once per signal")
     func signalTrickleWakeups() async throws {
-        let stream = try await client.signalBatches(matching: [DBusMatchRule(sender: "io.fleetd.Test", member: "Tick")]) { signal -> UInt32? in
-            if case .uint32(let i)? = signal.body.first { i } else { nil }
-        }
+        let stream = try await tickBatches()
         let ticks: UInt32 = 200
         let before = client.ioWakeups
         let start = ContinuousClock.now
         // A call in flight keeps the socket watched, so the trickle starts after the call's reply.
-        _ = try await call("Trickle", [.uint32(ticks)])
+        _ = try await call("TrickleBursts", [.uint32(ticks), .uint32(1)])
         let received = await Self.receive(ticks, from: stream.batches)
         let wakeups = client.ioWakeups - before
         let windows = Int((ContinuousClock.now - start) / DBusConnection.batchWindow) + 1
@@ -265,6 +253,13 @@ struct DBusRoundTripTests {
         // few for the call and ticks that came before its reply. A stall of either side only makes more windows;
         // one wake-up per signal, the old cost, is 200 in about 250 ms.
         #expect(wakeups <= UInt64(3 * windows + 8), "\(wakeups) wake-ups for \(ticks) signals over \(windows) windows")
+    }
+
+    /// The test service's ticks, in batches, as their numbers.
+    private func tickBatches() async throws -> SignalBatches<UInt32> {
+        try await client.signalBatches(matching: [DBusMatchRule(sender: "io.fleetd.Test", member: "Tick")]) { signal -> UInt32? in
+            if case .uint32(let i)? = signal.body.first { i } else { nil }
+        }
     }
 
     /// Takes ticks 0, 1, … in order until `count` have come; returns how many came in order.
@@ -286,9 +281,7 @@ struct DBusRoundTripTests {
     /// now reads the socket once per `busySlice`.
     @Test("bursts of signals at a busy rate wake the receiving I/O thread about once per slice, not once per burst")
     func busySignalBurstWakeups() async throws {
-        let stream = try await client.signalBatches(matching: [DBusMatchRule(sender: "io.fleetd.Test", member: "Tick")]) { signal -> UInt32? in
-            if case .uint32(let i)? = signal.body.first { i } else { nil }
-        }
+        let stream = try await tickBatches()
         // 8 a millisecond: 400 a window at full speed, twice what makes it busy; 600 bursts.
         let (ticks, perBurst): (UInt32, UInt32) = (4_800, 8)
         let before = client.ioWakeups
