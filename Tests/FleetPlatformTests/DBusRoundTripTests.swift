@@ -337,6 +337,36 @@ struct DBusRoundTripTests {
         #expect(clock.now - start < .seconds(15), "the call waited for its timeout")
     }
 
+    /// The reply resumed the call, and the caller's task was cancelled before it ran on: the cancellation found
+    /// the call neither queued nor pending and noted its id as cancelled before it was queued, where nothing
+    /// ever took it out again (8 bytes per such call for the connection's life). The calling task runs on an
+    /// executor that holds its second job (the resumption after the reply), and the server answers only once the
+    /// first job has suspended, so the cancellation lands in that window every time.
+    @Test("a call cancelled after its reply resumed it, before it returned, leaves nothing behind")
+    func cancelledAfterReply() async throws {
+        let gate = AsyncStream<Void>.makeStream()
+        let gated = DBusInterfaceSpec(name: "io.fleetd.Test.Gated", methods: [
+            "Echo": DBusMethod(in: "v", out: "v") { call in
+                for await _ in gate.stream { break }
+                return call.arguments
+            },
+        ])
+        try tree.add(path: "/io/fleetd/Gated", interfaces: [(gated, [:])])
+        let executor = HoldingExecutor()
+        let task = Task(executorPreference: executor) { [client] () async throws(DBusError) -> [DBusValue] in
+            try await client.call(destination: "io.fleetd.Test", path: "/io/fleetd/Gated", interface: "io.fleetd.Test.Gated",
+                                  member: "Echo", arguments: [.variant(.uint32(7))]).body
+        }
+        #expect(executor.ranFirstJob.wait(timeout: .now() + .seconds(20)) == .success, "the calling task never ran")
+        gate.continuation.yield(())
+        #expect(executor.heldAJob.wait(timeout: .now() + .seconds(20)) == .success, "the reply never resumed the call")
+        task.cancel()
+        executor.release()
+        #expect(try await task.value == [.variant(.uint32(7))])
+        let noted = client.state.withLock { $0.cancelledBeforeQueued }
+        #expect(noted.isEmpty, "ids left behind: \(noted)")
+    }
+
     @Test("a batch stream finishes when the connection closes")
     func signalBatchesFinish() async throws {
         let own = try DBusConnection(address: bus.address)
@@ -443,5 +473,51 @@ struct DBusRoundTripTests {
         let first = await iterator.next()
         #expect(first?.body == [.uint32(0)])
         other.close()
+    }
+}
+
+/// Runs a task's first job and holds every later one until `release()`: a test stops a task between its
+/// continuation being resumed and its running on.
+private final class HoldingExecutor: TaskExecutor {
+    private let jobs = Mutex<(ranFirst: Bool, released: Bool, held: [UnownedJob])>((false, false, []))
+    private let queue = DispatchQueue(label: "holding-executor")
+    /// Signalled when the first job has run (the task has suspended or finished), and when a job is held.
+    let ranFirstJob = DispatchSemaphore(value: 0)
+    let heldAJob = DispatchSemaphore(value: 0)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let (runNow, first) = jobs.withLock { jobs -> (Bool, Bool) in
+            if !jobs.ranFirst {
+                jobs.ranFirst = true
+                return (true, true)
+            }
+            if jobs.released { return (true, false) }
+            jobs.held.append(job)
+            return (false, false)
+        }
+        if first {
+            queue.async { [self] in
+                job.runSynchronously(on: asUnownedTaskExecutor())
+                ranFirstJob.signal()
+            }
+        } else if runNow {
+            run(job)
+        } else {
+            heldAJob.signal()
+        }
+    }
+
+    func release() {
+        let held = jobs.withLock { jobs -> [UnownedJob] in
+            jobs.released = true
+            defer { jobs.held = [] }
+            return jobs.held
+        }
+        for job in held { run(job) }
+    }
+
+    private func run(_ job: UnownedJob) {
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

@@ -154,6 +154,11 @@ public final class DBusConnection: @unchecked Sendable {
         } onCancel: {
             cancel(callID: id, context: context)
         }
+        // A cancellation that came after a reply, a timeout or the close had already resumed the call (before this
+        // await returned) found it neither queued nor pending and noted its id, which nothing else takes out. The
+        // handler has finished by now (the runtime removes it under the lock it runs under), and a task never
+        // cancelled never ran it, so only a cancelled one needs the lock.
+        if Task.isCancelled { state.withLock { _ = $0.cancelledBeforeQueued.remove(id) } }
         switch result {
         case .success(let reply):
             if reply.kind == .error {
