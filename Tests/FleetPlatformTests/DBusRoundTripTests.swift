@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 @testable import FleetPlatform
 import FleetTestKit
 import Synchronization
@@ -176,6 +177,30 @@ struct DBusRoundTripTests {
         do {
             _ = try await call("Echo", [.string("not a variant")])
         } catch { #expect(error.name == "org.freedesktop.DBus.Error.InvalidArgs") }
+    }
+
+    /// libdbus's dispatch answers the Peer interface on every path before any filter (the tree has no case for it);
+    /// a connection that popped messages instead of dispatching them would have to answer it itself.
+    @Test("Peer.Ping and Peer.GetMachineId are answered on every path, and other Peer members are unknown methods")
+    func peerInterface() async throws {
+        func peer(_ member: String, path: String) async throws(DBusError) -> DBusMessage {
+            try await client.call(destination: "io.fleetd.Test", path: path, interface: "org.freedesktop.DBus.Peer", member: member)
+        }
+        #expect(try await peer("Ping", path: "/nowhere").body.isEmpty)
+        #expect(try await peer("Ping", path: "/io/fleetd/Test").body.isEmpty)
+        let idFile = ["/etc/machine-id", "/var/lib/dbus/machine-id"].first { FileManager.default.fileExists(atPath: $0) }
+        if let idFile {
+            let expected = try String(contentsOfFile: idFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(try await peer("GetMachineId", path: "/nowhere").body == [.string(expected)])
+        } else {
+            await #expect(throws: DBusError.self) { _ = try await peer("GetMachineId", path: "/nowhere") }
+        }
+        do {
+            _ = try await peer("Ping2", path: "/io/fleetd/Test")
+            Issue.record("an unknown Peer member was answered")
+        } catch {
+            #expect(error.name == "org.freedesktop.DBus.Error.UnknownMethod")
+        }
     }
 
     @Test("invalid names and mistyped values are errors, never a crash")

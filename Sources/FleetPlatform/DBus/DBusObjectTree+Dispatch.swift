@@ -11,8 +11,6 @@ extension DBusObjectTree {
         let path = message.path ?? "/"
         let member = message.member ?? ""
         switch (message.interface, member) {
-        case ("org.freedesktop.DBus.Peer", "Ping"):
-            return connection.reply(to: message, with: [])
         case ("org.freedesktop.DBus.Introspectable", "Introspect"):
             return connection.reply(to: message, with: [.string(introspect(path: path))])
         case ("org.freedesktop.DBus.ObjectManager", "GetManagedObjects") where path == objectManagerPath:

@@ -2,7 +2,8 @@ import Synchronization
 
 /// Objects exported on a connection: their interfaces, properties and methods, with the standard
 /// `org.freedesktop.DBus.Properties` (Get, GetAll, Set, PropertiesChanged), `ObjectManager`
-/// (GetManagedObjects, InterfacesAdded, InterfacesRemoved) at the manager path, `Introspectable` and `Peer`.
+/// (GetManagedObjects, InterfacesAdded, InterfacesRemoved) at the manager path, and `Introspectable` (`Peer` never
+/// reaches the tree: libdbus's dispatch answers it on every path before any filter).
 ///
 /// Property reads and GetManagedObjects are answered on the I/O thread from the tree's own copy; custom
 /// methods run as the method says (inline or in a task). All mutators are thread-safe.
