@@ -382,9 +382,9 @@ struct DBusRoundTripTests {
             try await client.call(destination: "io.fleetd.Test", path: "/io/fleetd/Gated", interface: "io.fleetd.Test.Gated",
                                   member: "Echo", arguments: [.variant(.uint32(7))]).body
         }
-        #expect(await executor.ranFirstJob.signalled(within: .seconds(20)), "the calling task never ran")
+        #expect(try await offPool { executor.ranFirstJob.wait(timeout: .now() + .seconds(20)) == .success }, "the calling task never ran")
         gate.continuation.yield(())
-        #expect(await executor.heldAJob.signalled(within: .seconds(20)), "the reply never resumed the call")
+        #expect(try await offPool { executor.heldAJob.wait(timeout: .now() + .seconds(20)) == .success }, "the reply never resumed the call")
         task.cancel()
         executor.release()
         #expect(try await task.value == [.variant(.uint32(7))])
@@ -544,15 +544,5 @@ private final class HoldingExecutor: TaskExecutor {
 
     private func run(_ job: UnownedJob) {
         queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
-}
-
-extension DispatchSemaphore {
-    /// Waits on a thread of its own, so that no thread of the cooperative pool (two on this machine) is held
-    /// while the work being waited for may need one.
-    fileprivate func signalled(within timeout: DispatchTimeInterval) async -> Bool {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: self.wait(timeout: .now() + timeout) == .success) }
-        }
     }
 }
