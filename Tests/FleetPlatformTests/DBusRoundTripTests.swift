@@ -382,7 +382,7 @@ struct DBusRoundTripTests {
             try await client.call(destination: "io.fleetd.Test", path: "/io/fleetd/Gated", interface: "io.fleetd.Test.Gated",
                                   member: "Echo", arguments: [.variant(.uint32(7))]).body
         }
-        #expect(try await offPool { executor.ranFirstJob.wait(timeout: .now() + .seconds(20)) == .success }, "the calling task never ran")
+        #expect(try await offPool { executor.ranAJob.wait(timeout: .now() + .seconds(20)) == .success }, "the calling task never ran")
         gate.continuation.yield(())
         #expect(try await offPool { executor.heldAJob.wait(timeout: .now() + .seconds(20)) == .success }, "the reply never resumed the call")
         task.cancel()
@@ -506,31 +506,19 @@ struct DBusRoundTripTests {
 private final class HoldingExecutor: TaskExecutor {
     private let jobs = Mutex<(ranFirst: Bool, released: Bool, held: [UnownedJob])>((false, false, []))
     private let queue = DispatchQueue(label: "holding-executor")
-    /// Signalled when the first job has run (the task has suspended or finished), and when a job is held.
-    let ranFirstJob = DispatchSemaphore(value: 0)
+    /// Signalled after each job it has run (the first: the task has suspended or finished), and when a job is held.
+    let ranAJob = DispatchSemaphore(value: 0)
     let heldAJob = DispatchSemaphore(value: 0)
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let (runNow, first) = jobs.withLock { jobs -> (Bool, Bool) in
-            if !jobs.ranFirst {
-                jobs.ranFirst = true
-                return (true, true)
-            }
-            if jobs.released { return (true, false) }
+        let hold = jobs.withLock { jobs -> Bool in
+            defer { jobs.ranFirst = true }
+            guard jobs.ranFirst, !jobs.released else { return false }
             jobs.held.append(job)
-            return (false, false)
+            return true
         }
-        if first {
-            queue.async { [self] in
-                job.runSynchronously(on: asUnownedTaskExecutor())
-                ranFirstJob.signal()
-            }
-        } else if runNow {
-            run(job)
-        } else {
-            heldAJob.signal()
-        }
+        if hold { heldAJob.signal() } else { run(job) }
     }
 
     func release() {
@@ -543,6 +531,9 @@ private final class HoldingExecutor: TaskExecutor {
     }
 
     private func run(_ job: UnownedJob) {
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        queue.async {
+            job.runSynchronously(on: self.asUnownedTaskExecutor())
+            self.ranAJob.signal()
+        }
     }
 }
