@@ -8,6 +8,8 @@ import PackageDescription
 ///   the control plane and the CLI can use it without linking libdbus or libsystemd).
 /// - FleetPlatform: owning Swift wrappers and safe APIs for D-Bus, journald and sd_notify.
 /// - Identity, Policy, Pairing: pure decision libraries (no I/O, no clock reads).
+/// - GATTProfiles: pure decoders of the Bluetooth SIG health and fitness profiles into typed observations (IEEE 11073
+///   SFLOAT/FLOAT as exact decimals, MDC and LOINC codes, UCUM units); imports nothing, not even Foundation.
 /// - Supervision: the supervisor's pure state machine; it imports only Identity, Policy and Pairing.
 /// - FleetManager: the BlueZ client, the actor driver of the state machine, configuration and snapshot files.
 /// - The control plane in three rooms, arrows pointing down: FleetProtocol (the varlink interface, typed
@@ -41,15 +43,16 @@ let package = Package(
         .target(name: "Identity", dependencies: ["COpenSSL"]),
         .target(name: "Policy"),
         .target(name: "Pairing", dependencies: ["Policy"]),
+        .target(name: "GATTProfiles"),
         .target(name: "Supervision", dependencies: ["Identity", "Policy", "Pairing"]),
-        .target(name: "FleetManager", dependencies: ["FleetSystem", "FleetPlatform", "Identity", "Policy", "Pairing", "Supervision", "FleetProtocol", "FleetControlServer", "FleetStore", "FleetBroker"]),
+        .target(name: "FleetManager", dependencies: ["FleetSystem", "FleetPlatform", "Identity", "Policy", "Pairing", "Supervision", "FleetProtocol", "FleetControlServer", "FleetStore", "FleetBroker", "GATTProfiles"]),
         .target(name: "BlueZSimulator", dependencies: ["FleetPlatform", "Policy"]),
-        .target(name: "FleetProtocol"),
+        .target(name: "FleetProtocol", dependencies: ["GATTProfiles"]),
         .target(name: "FleetControlServer", dependencies: ["FleetSystem", "FleetProtocol"]),
         .target(name: "FleetCLI", dependencies: ["FleetSystem", "FleetProtocol"]),
         .target(name: "FleetTestKit", dependencies: ["FleetPlatform", "FleetProtocol", "FleetControlServer", "FleetCLI", "BlueZSimulator", "Policy"], path: "Tests/FleetTestKit"),
         .target(name: "FleetStore", dependencies: ["CSQLite", "FleetSystem"]),
-        .target(name: "FleetBroker", dependencies: ["CMosquitto", "Policy", "FleetSystem", "FleetPlatform"]),
+        .target(name: "FleetBroker", dependencies: ["CMosquitto", "Policy", "FleetSystem", "FleetPlatform", "GATTProfiles"]),
         .target(name: "BrokerTestKit", dependencies: ["FleetBroker", "FleetTestKit"], path: "Tests/BrokerTestKit"),
 
         .executableTarget(name: "fleetd", dependencies: ["FleetManager", "Supervision", "FleetSystem", "FleetPlatform", "FleetControlServer", "FleetProtocol"]),
@@ -76,6 +79,7 @@ let package = Package(
         .testTarget(name: "IdentityTests", dependencies: ["Identity", "Policy"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "Policy"]),
+        .testTarget(name: "GATTProfilesTests", dependencies: ["GATTProfiles"]),
         .testTarget(name: "SupervisionTests", dependencies: ["Supervision", "Identity", "Policy", "Pairing"]),
         .testTarget(name: "FleetManagerTests", dependencies: ["FleetManager", "Supervision", "FleetSystem", "FleetTestKit", "FleetProtocol", "FleetCLI", "Identity", "Policy", "Pairing", "FleetStore"]),
         .testTarget(name: "FleetProtocolTests", dependencies: ["FleetProtocol"]),

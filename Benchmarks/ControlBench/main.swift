@@ -29,7 +29,7 @@ struct BenchBackend: FleetControlBackend {
     func evict(_ reference: String) async throws -> EvictOutcome { EvictOutcome(device: reference, holdOffSeconds: 30) }
     func forget(_ reference: String) async throws -> String { reference }
     func setPolicy(_ reference: String, policyClass: String) async throws -> String { reference }
-    func read(_ reference: String, characteristic: String) async throws -> [UInt8] { [1] }
+    func read(_ reference: String, characteristic: String) async throws -> ReadOutcome { ReadOutcome(value: [1]) }
     func write(_ reference: String, characteristic: String, value: [UInt8], withResponse: Bool) async throws {}
     func watch(_ reference: String?) async throws -> AsyncStream<WatchEvent> { AsyncStream { _ in } }
     func reload() async throws -> String { "ok" }

@@ -20,7 +20,8 @@ public protocol FleetControlBackend: Sendable {
     func forget(_ reference: String) async throws -> String
     /// Move the device to policy class `policyClass`; returns the identity id.
     func setPolicy(_ reference: String, policyClass: String) async throws -> String
-    func read(_ reference: String, characteristic: String) async throws -> [UInt8]
+    /// Read a characteristic (a long read past the MTU): its bytes, and what its profile decoder made of them.
+    func read(_ reference: String, characteristic: String) async throws -> ReadOutcome
     func write(_ reference: String, characteristic: String, value: [UInt8], withResponse: Bool) async throws
     /// Live events of one device (`reference` resolved once, at the call) or of all devices (nil).
     /// The stream ends when the daemon stops; the server cancels iteration when the client goes away.

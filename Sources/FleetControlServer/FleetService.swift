@@ -84,7 +84,7 @@ public struct FleetService: Sendable {
             let id = try await backend.setPolicy(device, policyClass: policyClass)
             return try VarlinkReply(parameters: SetPolicyOutcome(device: id, policyClass: policyClass))
         case .read(let device, let characteristic):
-            return try VarlinkReply(parameters: ReadOutcome(value: try await backend.read(device, characteristic: characteristic)))
+            return try VarlinkReply(parameters: try await backend.read(device, characteristic: characteristic))
         case .write(let device, let characteristic, let value, let withResponse):
             try await backend.write(device, characteristic: characteristic, value: value, withResponse: withResponse)
             return try VarlinkReply(parameters: WriteOutcome())

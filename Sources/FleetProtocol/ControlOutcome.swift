@@ -1,3 +1,5 @@
+import GATTProfiles
+
 /// The reply of `Connect`: where the device stands now and whom admission evicted, if anyone.
 public struct ConnectOutcome: Sendable, Equatable, Codable {
     /// Identity id of the device.
@@ -58,21 +60,28 @@ public struct SetPolicyOutcome: Sendable, Equatable, Codable {
     }
 }
 
-/// The reply of `Read`: the characteristic's value (lowercase hex on the wire).
+/// The reply of `Read`: the characteristic's value (lowercase hex on the wire), and what its profile decoder made of it.
 public struct ReadOutcome: Sendable, Equatable, Codable {
     public var value: [UInt8]
+    public var decoded: DecodedValue?
 
-    public init(value: [UInt8]) { self.value = value }
+    public init(value: [UInt8], decoded: DecodedValue? = nil) {
+        self.value = value
+        self.decoded = decoded
+    }
 
-    private enum CodingKeys: String, CodingKey { case value }
+    private enum CodingKeys: String, CodingKey { case value, observations, decodeError }
 
     public init(from decoder: any Decoder) throws {
-        value = try decoder.container(keyedBy: CodingKeys.self).decodeHex(forKey: .value)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        value = try container.decodeHex(forKey: .value)
+        decoded = try container.decodeDecoded(observations: .observations, error: .decodeError)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(HexBytes.encode(value), forKey: .value)
+        try container.encodeDecoded(decoded, observations: .observations, error: .decodeError)
     }
 }
 

@@ -127,7 +127,69 @@ type Event (
   # The link session (connection) the value came from.
   session: ?int,
   # How the value arrived; read: read by fleetd when the link came up.
-  delivery: ?(notification, indication, read)
+  delivery: ?(notification, indication, read),
+  # For a value of a standard characteristic: what its profile decoder made
+  # of it, or where it failed to decode.
+  observations: ?[]Observation,
+  decodeError: ?DecodeError
+)
+
+# A reading decoded by its Bluetooth SIG profile (docs/observations.md): the
+# numbers with their ISO/IEEE 11073-10101 codes and UCUM units as the device
+# sent them, its own time stamp and record number, and every status flag.
+type Observation (
+  # heart-rate, blood-pressure, glucose, ... (the standard service).
+  profile: string,
+  # The 16-bit assigned number, e.g. 2A37.
+  characteristic: string,
+  quantities: []Quantity,
+  # The device's own clock, local time without a zone (year 0000: unset).
+  deviceTime: ?string,
+  # The device's record number (glucose sequence number, CGM time offset).
+  record: ?int,
+  flags: []string,
+  details: []ObservationDetail,
+  # One line for humans.
+  summary: string
+)
+
+# One number of an observation. value is absent for the IEEE 11073 special
+# values, which special names: nan, nres, +inf, -inf, reserved (with raw).
+type Quantity (
+  metric: string,
+  display: string,
+  mdc: ?int,
+  mdcName: ?string,
+  loinc: ?string,
+  value: ?float,
+  special: ?string,
+  raw: ?int,
+  # UCUM code, and the symbol a person reads.
+  unit: string,
+  symbol: string,
+  unitMdc: ?int
+)
+
+type ObservationDetail (
+  name: string,
+  value: string
+)
+
+# A value of a standard characteristic that does not decode: the field and the
+# byte offset where it fails. The raw value is sent beside it.
+type DecodeError (
+  characteristic: string,
+  field: string,
+  offset: int,
+  # too-short, trailing-bytes, reserved, out-of-range or crc-mismatch.
+  problem: string,
+  needed: ?int,
+  available: ?int,
+  count: ?int,
+  value: ?int,
+  sent: ?int,
+  computed: ?int,
+  text: string
 )
 
 # The link to the fleet's MQTT broker and how far publishing is behind.
@@ -159,7 +221,11 @@ type Reading (
   value: string,
   # Arrival time, ISO-8601 UTC.
   time: string,
-  session: int
+  session: int,
+  # For a value of a standard characteristic: what its profile decoder made
+  # of it, or where it failed to decode.
+  observations: ?[]Observation,
+  decodeError: ?DecodeError
 )
 
 # Stored values that retention dropped before they were read, of any device.
@@ -229,7 +295,7 @@ method Forget(device: string) -> (device: string)
 method SetPolicy(device: string, policyClass: string) -> (device: string, policyClass: string)
 
 # Read a characteristic; value is lowercase hex.
-method Read(device: string, characteristic: string) -> (value: string)
+method Read(device: string, characteristic: string) -> (value: string, observations: ?[]Observation, decodeError: ?DecodeError)
 
 # Write a characteristic; value is hex. withResponse defaults to true.
 method Write(device: string, characteristic: string, value: string, withResponse: ?bool) -> ()

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GATTProfiles
 
 /// How a stored value arrived from its device.
 public enum ValueDelivery: String, Sendable, Equatable, Codable, CaseIterable {
@@ -36,8 +37,11 @@ public struct StoredReadingInfo: Sendable, Equatable, Codable {
     /// Wall-clock time of arrival (sent as ISO-8601 UTC).
     public var time: Date
     public var session: Int64
+    /// What the value's profile decoder made of it, for a standard characteristic (decoded when read out).
+    public var decoded: DecodedValue?
 
-    public init(cursor: Int64, deviceSequence: Int64, characteristic: String, delivery: ValueDelivery, value: [UInt8], time: Date, session: Int64) {
+    public init(cursor: Int64, deviceSequence: Int64, characteristic: String, delivery: ValueDelivery, value: [UInt8], time: Date, session: Int64,
+                decoded: DecodedValue? = nil) {
         self.cursor = cursor
         self.deviceSequence = deviceSequence
         self.characteristic = characteristic
@@ -45,9 +49,10 @@ public struct StoredReadingInfo: Sendable, Equatable, Codable {
         self.value = value
         self.time = time
         self.session = session
+        self.decoded = decoded
     }
 
-    private enum CodingKeys: String, CodingKey { case cursor, deviceSequence, characteristic, delivery, value, time, session }
+    private enum CodingKeys: String, CodingKey { case cursor, deviceSequence, characteristic, delivery, value, time, session, observations, decodeError }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -58,6 +63,7 @@ public struct StoredReadingInfo: Sendable, Equatable, Codable {
         value = try container.decodeHex(forKey: .value)
         time = try container.decodeISOTime(forKey: .time)
         session = try container.decode(Int64.self, forKey: .session)
+        decoded = try container.decodeDecoded(observations: .observations, error: .decodeError)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -69,6 +75,7 @@ public struct StoredReadingInfo: Sendable, Equatable, Codable {
         try container.encode(HexBytes.encode(value), forKey: .value)
         try container.encode(time.formatted(ISOTime.format), forKey: .time)
         try container.encode(session, forKey: .session)
+        try container.encodeDecoded(decoded, observations: .observations, error: .decodeError)
     }
 }
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GATTProfiles
 
 /// One entry of the `Watch` stream: a lifecycle change, a link going down or coming back, or a notified value.
 public struct WatchEvent: Sendable, Equatable {
@@ -27,20 +28,23 @@ public struct WatchEvent: Sendable, Equatable {
     /// For a value read from fleetd's outbox (a Watch with `since` or `consumer`): its cursor, its per-device
     /// sequence number, its link session and how it arrived.
     public var stored: StoredPlace?
+    /// For a value of a standard characteristic: what its profile decoder made of it (docs/observations.md).
+    public var decoded: DecodedValue?
 
-    public init(sequence: Int, time: Date, device: String, kind: Kind, text: String, stored: StoredPlace? = nil) {
+    public init(sequence: Int, time: Date, device: String, kind: Kind, text: String, stored: StoredPlace? = nil, decoded: DecodedValue? = nil) {
         self.sequence = sequence
         self.time = time
         self.device = device
         self.kind = kind
         self.text = text
         self.stored = stored
+        self.decoded = decoded
     }
 }
 
 // The wire form is the interface's flat Event record: `kind` names the case, and only that case's members are sent.
 extension WatchEvent: Codable {
-    private enum CodingKeys: String, CodingKey { case sequence, time, device, kind, state, characteristic, value, text, cursor, deviceSequence, session, delivery }
+    private enum CodingKeys: String, CodingKey { case sequence, time, device, kind, state, characteristic, value, text, cursor, deviceSequence, session, delivery, observations, decodeError }
     private enum KindName: String, Codable { case lifecycle, disconnected, reconnected, notification }
 
     private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
@@ -70,6 +74,7 @@ extension WatchEvent: Codable {
         } else {
             stored = nil
         }
+        decoded = try container.decodeDecoded(observations: .observations, error: .decodeError)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -95,6 +100,7 @@ extension WatchEvent: Codable {
             try container.encode(stored.session, forKey: .session)
             try container.encode(stored.delivery, forKey: .delivery)
         }
+        try container.encodeDecoded(decoded, observations: .observations, error: .decodeError)
     }
 }
 

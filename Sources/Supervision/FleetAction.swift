@@ -41,7 +41,9 @@ public enum FleetAction: Sendable, Hashable {
     /// Discover the characteristics under `path`, read `read`, StartNotify `subscribe`; report `setUpFinished`
     /// with the reads that succeeded. Values belong to reading session `session`: the token of the link's first
     /// set-up, so a set-up run again on the same link (after pairing) continues its session.
-    case setUp(device: DeviceID, path: DevicePath, subscribe: [String], read: [String], token: UInt64, session: UInt64)
+    /// With `armProfiles` the driver also arms the standard profile characteristics it finds (and reports them
+    /// as `armed`).
+    case setUp(device: DeviceID, path: DevicePath, subscribe: [String], read: [String], armProfiles: Bool, token: UInt64, session: UInt64)
     case schedule(TimerID, after: Duration)
     case cancel(TimerID)
     /// Start (or restart) discovery with fleetd's filter on this adapter.

@@ -9,13 +9,32 @@ public struct WantedDevice: Sendable, Hashable, Codable {
     public var subscribe: [String]
     /// Characteristic UUIDs to read once on every connect.
     public var readOnConnect: [String]
+    /// With no `subscribe` and no `readOnConnect`: arm the standard profile characteristics the device offers
+    /// (the driver knows which those are; the machine only hears what was armed). False: `profile = none`.
+    public var standardProfiles: Bool
 
-    public init(id: DeviceID, name: String? = nil, policyClass: PolicyClass = .normal, subscribe: [String] = [], readOnConnect: [String] = []) {
+    public init(id: DeviceID, name: String? = nil, policyClass: PolicyClass = .normal, subscribe: [String] = [], readOnConnect: [String] = [],
+                standardProfiles: Bool = true) {
         self.id = id
         self.name = name
         self.policyClass = policyClass
         self.subscribe = subscribe
         self.readOnConnect = readOnConnect
+        self.standardProfiles = standardProfiles
+    }
+
+    /// Whether set-up arms the device's standard profiles: nothing configured and profiles not turned off.
+    public var armsStandardProfiles: Bool { standardProfiles && subscribe.isEmpty && readOnConnect.isEmpty }
+
+    private enum CodingKeys: String, CodingKey { case id, name, policyClass, subscribe, readOnConnect, standardProfiles }
+
+    // An older fleetd's JSON snapshot has no `standardProfiles`: the default applies.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(id: try c.decode(DeviceID.self, forKey: .id), name: try c.decodeIfPresent(String.self, forKey: .name),
+                  policyClass: try c.decode(PolicyClass.self, forKey: .policyClass), subscribe: try c.decode([String].self, forKey: .subscribe),
+                  readOnConnect: try c.decode([String].self, forKey: .readOnConnect),
+                  standardProfiles: try c.decodeIfPresent(Bool.self, forKey: .standardProfiles) ?? true)
     }
 }
 
@@ -192,6 +211,9 @@ public struct LinkSetUp: Sendable, Hashable {
     public var session: UInt64?
     /// Characteristics read on connect on this link.
     public var read: Set<String> = []
+    /// Standard profile characteristics the driver armed on this link (a device with no configured subscriptions):
+    /// their values are delivered like configured ones.
+    public var armed: Set<String> = []
 
     public init() {}
 }

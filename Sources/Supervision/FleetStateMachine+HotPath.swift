@@ -58,7 +58,7 @@ extension FleetStateMachine {
 extension FleetDevice {
     /// Whether `path` holds its link and it subscribes to `uuid`; mutating only so that the table is read in place.
     mutating func delivers(_ uuid: String, on path: DevicePath) -> Bool {
-        linkPath == path && wanted.subscribe.contains(uuid)
+        linkPath == path && (wanted.subscribe.contains(uuid) || linkSetUp.armed.contains(uuid))
     }
 }
 

@@ -98,12 +98,15 @@ extension FleetStateMachine {
     static let unknownObject = "org.freedesktop.DBus.Error.UnknownObject"
 
     /// The driver's report on a `.setUp` action: subscriptions armed and reads done, or what failed; `read`
-    /// lists the characteristics it read (and recorded) before it finished or failed.
-    public mutating func setUpFinished(device id: DeviceID, token: UInt64, error: BlueZError?, read: [String] = [], now: Duration) -> [FleetAction] {
+    /// lists the characteristics it read (and recorded) before it finished or failed; `armed`, the standard profile
+    /// characteristics it subscribed to for a device with none configured.
+    public mutating func setUpFinished(device id: DeviceID, token: UInt64, error: BlueZError?, read: [String] = [], armed: [String] = [],
+                                       now: Duration) -> [FleetAction] {
         unsaved.insert(device: id)
         guard var device = devices[id], device.connectToken == token, device.phase == .resolving, let path = device.linkPath else { return [] }
         device.connectToken = nil
         device.linkSetUp.read.formUnion(read)
+        device.linkSetUp.armed.formUnion(armed)
         var actions: [FleetAction] = []
         clearTimer(&device, into: &actions)
         if let error, let pairing = pairAfterSecurityFailure(&device, path: path, error: error, now: now) {
@@ -127,7 +130,7 @@ extension FleetStateMachine {
             device.reconnect.ready(now: now)
             // Nothing before this session is left to take back.
             device.beforeLastFailure = nil
-            actions.append(.event(LifecycleEvent(.ready, "\(id) is ready: \(device.wanted.subscribe.count) subscription(s) armed",
+            actions.append(.event(LifecycleEvent(.ready, "\(id) is ready: \(device.wanted.subscribe.count + device.linkSetUp.armed.count) subscription(s) armed",
                                                  device: id, address: device.address, adapter: device.adapter)))
             actions.append(.persist)
         }
@@ -180,7 +183,8 @@ extension FleetStateMachine {
         let session = device.linkSetUp.session ?? token
         device.linkSetUp.session = session
         let read = device.wanted.readOnConnect.filter { !device.linkSetUp.read.contains($0) }
-        actions.append(.setUp(device: device.id, path: path, subscribe: device.wanted.subscribe, read: read, token: token, session: session))
+        actions.append(.setUp(device: device.id, path: path, subscribe: device.wanted.subscribe, read: read,
+                              armProfiles: device.wanted.armsStandardProfiles, token: token, session: session))
         return actions
     }
 

@@ -67,7 +67,7 @@ extension FleetAction {
     var device: DeviceID? {
         switch self {
         case .connect(let device, _, _, _, _), .disconnect(let device, _), .removeDevice(let device, _, _), .pair(let device, _, _, _),
-             .cancelPairing(let device, _), .unpair(let device, _, _), .setUp(let device, _, _, _, _, _):
+             .cancelPairing(let device, _), .unpair(let device, _, _), .setUp(let device, _, _, _, _, _, _):
             device
         case .schedule(let timer, _), .cancel(let timer):
             timer.device

@@ -85,7 +85,8 @@ do {
 
 func wanted(_ configuration: FleetConfiguration) -> [WantedDevice] {
     configuration.devices.map {
-        WantedDevice(id: DeviceID($0.id), name: $0.name, policyClass: $0.policyClass, subscribe: $0.subscribe, readOnConnect: $0.read)
+        WantedDevice(id: DeviceID($0.id), name: $0.name, policyClass: $0.policyClass, subscribe: $0.subscribe, readOnConnect: $0.read,
+                     standardProfiles: $0.standardProfiles)
     }
 }
 

@@ -122,6 +122,9 @@ import FleetConfig
                                             subscribe: ["00002a37-0000-1000-8000-00805f9b34fb", "00002a38-0000-1000-8000-00805f9b34fb"],
                                             read: ["00002a19-0000-1000-8000-00805f9b34fb"])]
         },
+        KeyCase(kind: .device, keys: ["profile"], text: "[device \"addr-aabbccddeeff\"]\nprofile = none") {
+            $0.devices.first?.standardProfiles == false
+        },
     ]
 
     @Test func everyKeyReachesItsField() throws {

@@ -1,10 +1,17 @@
+import FoundationEssentials
+import GATTProfiles
+
 extension BrokerReading {
     /// The published JSON, one compact object (members in this order; `monotonicNs` only when known):
     ///
     /// ```json
     /// {"device":"mfr-0059-0a1b2c","characteristic":"00002a37-0000-1000-8000-00805f9b34fb","seq":42,"cursor":1042,
-    ///  "kind":"notification","monotonicNs":5123456789,"wallTime":"2025-03-01T12:00:00.123Z","session":3,"value":"0648"}
+    ///  "kind":"notification","monotonicNs":5123456789,"wallTime":"2025-03-01T12:00:00.123Z","session":3,"value":"0648",
+    ///  "observations":[{"profile":"heart-rate","characteristic":"2A37","summary":"72 bpm", …}]}
     /// ```
+    ///
+    /// `observations` (or `decodeError`) follows the hex only for a characteristic fleetd decodes
+    /// (docs/observations.md); the hex stays, so a consumer that decodes for itself loses nothing.
     public var jsonPayload: [UInt8] {
         var json = JSONWriter(capacity: 160 + device.utf8.count + characteristic.utf8.count + value.count * 2)
         json.beginObject()
@@ -17,7 +24,25 @@ extension BrokerReading {
         json.member("wallTime", string: RFC3339.string(wallTime))
         json.member("session", integer: session)
         json.member("value", hex: value)
+        switch decoded {
+        case nil: break
+        case .observations(let observations)?: json.member("observations", json: Self.encoded(observations))
+        case .failure(let failure)?: json.member("decodeError", json: Self.encoded(failure))
+        }
         json.endObject()
         return json.bytes
     }
+
+    /// Observations are nested and rare beside the flat members, so they go through the Codable form the control
+    /// API uses too (one schema for both). Encoding a value of fixed shape with no floating point cannot fail;
+    /// if it ever did, `null` keeps the payload valid JSON and the hex still carries the reading.
+    private static func encoded(_ value: some Encodable) -> [UInt8] {
+        (try? Array(encoder.encode(value))) ?? Array("null".utf8)
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }()
 }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GATTProfiles
 
 /// One value a device sent, in the form the broker publisher needs: the mapping target for the outbox's
 /// stored reading (issue 16). Published as JSON (``jsonPayload``, `docs/mqtt-reading.schema.json`) on
@@ -35,9 +36,12 @@ public struct BrokerReading: Sendable, Hashable {
     public var session: Int64
     /// The value's bytes, published as lowercase hex.
     public var value: [UInt8]
+    /// What the characteristic's profile decoder made of `value` (published as `observations` or `decodeError`);
+    /// nil for a characteristic fleetd does not decode, or a device configured `profile = none`.
+    public var decoded: DecodedValue?
 
     public init(cursor: Int64, device: String, characteristic: String, sequence: Int64, kind: Kind = .notification,
-                monotonicNanoseconds: UInt64? = nil, wallTime: Date, session: Int64, value: [UInt8]) {
+                monotonicNanoseconds: UInt64? = nil, wallTime: Date, session: Int64, value: [UInt8], decoded: DecodedValue? = nil) {
         self.cursor = cursor
         self.device = device
         self.characteristic = characteristic
@@ -47,5 +51,6 @@ public struct BrokerReading: Sendable, Hashable {
         self.wallTime = wallTime
         self.session = session
         self.value = value
+        self.decoded = decoded
     }
 }

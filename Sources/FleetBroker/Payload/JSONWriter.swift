@@ -37,6 +37,12 @@ struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// `value` is already one JSON value (an encoded object or array), written as it is.
+    mutating func member(_ key: StaticString, json value: [UInt8]) {
+        writeKey(key)
+        bytes.append(contentsOf: value)
+    }
+
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     private mutating func writeKey(_ key: StaticString) {

@@ -64,7 +64,8 @@ public final class BrokerForwarder: Sendable {
     /// Connects and starts publishing: the pump, the wake-up on every committed outbox batch, the retained
     /// device states from `feed`, and the link's log lines. `devices` gives every device's state when a
     /// session comes up.
-    public func start(feed: EventFeed, devices: @escaping @Sendable () async -> [DeviceInfo]) {
+    public func start(feed: EventFeed, rawDevices: RawProfileDevices, devices: @escaping @Sendable () async -> [DeviceInfo]) {
+        source.rawDevices.withLock { $0 = rawDevices }
         let links = connection.linkEvents()
         let lifecycle = feed.subscribe()
         let (pump, source, connection) = (self.pump, self.source, self.connection)

@@ -51,7 +51,7 @@ public enum ConfigSection: String, Sendable, Hashable, CaseIterable, CustomStrin
         case .policy:
             ["connect-timeout", "backoff-base", "backoff-factor", "backoff-cap", "backoff-floor", "jitter",
              "stable-after", "recovery-window", "retry-budget", "min-hold"]
-        case .device: ["name", "class", "subscribe", "read", "pairing", "passkey", "passkey-file", "numeric-comparison", "re-pair",
+        case .device: ["name", "class", "subscribe", "read", "profile", "pairing", "passkey", "passkey-file", "numeric-comparison", "re-pair",
                        "re-pair-elsewhere"]
         case .outbox: ["path", "commit-delay", "max-age", "max-rows"]
         case .mqtt:

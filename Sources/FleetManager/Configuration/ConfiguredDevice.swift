@@ -15,6 +15,9 @@ public struct ConfiguredDevice: Sendable, Hashable {
     public var read: [String]
     /// How it pairs (`pairing =` and its companions); nil: `pairing = none`.
     public var pairing: DevicePairing?
+    /// `profile = standard` (the default): with no `subscribe` and no `read`, fleetd arms the standard Bluetooth SIG
+    /// profile characteristics the device offers, and decodes their values. `profile = none`: neither; values stay raw.
+    public var standardProfiles: Bool = true
 
     public init(id: String, name: String? = nil, policyClass: PolicyClass = .normal, subscribe: [String] = [], read: [String] = [],
                 pairing: DevicePairing? = nil) {

@@ -177,6 +177,7 @@ extension FleetConfiguration {
         }
         device.subscribe = try r.uuids("subscribe") ?? []
         device.read = try r.uuids("read") ?? []
+        device.standardProfiles = try r.choice("profile", of: ["standard", "none"]).map { $0 == "standard" } ?? true
         device.pairing = try Self.pairing(r)
         devices.append(device)
         return identity

@@ -2,6 +2,7 @@ import FleetControlServer
 import FleetProtocol
 import FleetStore
 import FoundationEssentials
+import GATTProfiles
 
 /// The stored-value methods (durable Watch, Acknowledge, Readings), answered from the supervisor's outbox.
 extension SupervisorControlBackend {
@@ -21,7 +22,8 @@ extension SupervisorControlBackend {
         if let reference { filter = DeviceFilter(device: try await supervisor.showDevice(reference).device.id) }
         // A consumer never seen starts at the oldest stored value: it has no place it could have lost.
         let start = since ?? consumer.flatMap(outbox.cursor(of:)) ?? outbox.droppedThroughID
-        let source = StoredEventSource(iterator: outbox.follow(after: start, device: filter).makeAsyncIterator(), consumer: consumer)
+        let source = StoredEventSource(iterator: outbox.follow(after: start, device: filter).makeAsyncIterator(), consumer: consumer,
+                                       decoder: supervisor.rawProfileDevices.decoder())
         return AsyncThrowingStream(unfolding: { try await source.next() })
     }
 
@@ -51,7 +53,14 @@ extension SupervisorControlBackend {
         } catch {
             throw FleetControlError.failed("reading the outbox failed: \(error)")
         }
-        return ReadingsPage(device: device, readings: page.readings.map(StoredReadingInfo.init), next: page.next,
+        // Decoded in cursor order so that a value derived from its predecessor (CSC speed) has it when both are on
+        // the page; the page's first value has none, as a Watch's first has none.
+        var decoder = supervisor.rawProfileDevices.decoder()
+        let readings = page.readings.map { stored in
+            StoredReadingInfo(stored, decoded: decoder.decode(device: stored.reading.device, characteristic: stored.reading.characteristic,
+                                                              value: stored.reading.value))
+        }
+        return ReadingsPage(device: device, readings: readings, next: page.next,
                             lost: page.lost.map { LostReadings(firstCursor: $0.firstID, lastCursor: $0.lastID) })
     }
 }
@@ -63,10 +72,12 @@ private final class StoredEventSource: @unchecked Sendable {
     private var iterator: OutboxFollower.Iterator
     private var held: [StoredReading] = []
     private let consumer: String?
+    private var decoder: ObservationDecoder
 
-    init(iterator: OutboxFollower.Iterator, consumer: String?) {
+    init(iterator: OutboxFollower.Iterator, consumer: String?, decoder: ObservationDecoder) {
         self.iterator = iterator
         self.consumer = consumer
+        self.decoder = decoder
     }
 
     func next() async throws -> WatchEvent? {
@@ -85,15 +96,18 @@ private final class StoredEventSource: @unchecked Sendable {
                 held = readings.reversed()
             }
         }
-        return WatchEvent(held.removeLast())
+        let stored = held.removeLast()
+        let reading = stored.reading
+        return WatchEvent(stored, decoded: decoder.decode(device: reading.device, characteristic: reading.characteristic, value: reading.value))
     }
 }
 
 extension StoredReadingInfo {
-    init(_ stored: StoredReading) {
+    init(_ stored: StoredReading, decoded: DecodedValue?) {
         self.init(cursor: stored.id, deviceSequence: stored.seq, characteristic: stored.reading.characteristic,
                   delivery: ValueDelivery(stored.reading.kind), value: stored.reading.value,
-                  time: Date(timeIntervalSince1970: Double(stored.reading.wallNanoseconds) / 1e9), session: stored.reading.session)
+                  time: Date(timeIntervalSince1970: Double(stored.reading.wallNanoseconds) / 1e9), session: stored.reading.session,
+                  decoded: decoded)
     }
 }
 
@@ -109,11 +123,12 @@ extension ValueDelivery {
 
 extension WatchEvent {
     /// A stored value as a Watch event: its cursor is also the stream's sequence.
-    init(_ stored: StoredReading) {
+    init(_ stored: StoredReading, decoded: DecodedValue?) {
         let reading = stored.reading
         self.init(sequence: Int(stored.id), time: Date(timeIntervalSince1970: Double(reading.wallNanoseconds) / 1e9), device: reading.device,
                   kind: .notification(characteristic: reading.characteristic, value: reading.value),
                   text: "\(reading.kind.rawValue) #\(stored.seq) of \(reading.characteristic)",
-                  stored: StoredPlace(cursor: stored.id, deviceSequence: stored.seq, session: reading.session, delivery: ValueDelivery(reading.kind)))
+                  stored: StoredPlace(cursor: stored.id, deviceSequence: stored.seq, session: reading.session, delivery: ValueDelivery(reading.kind)),
+                  decoded: decoded)
     }
 }

@@ -1,6 +1,7 @@
 import FleetControlServer
 import FleetProtocol
 import FoundationEssentials
+import GATTProfiles
 import Supervision
 
 /// fleetctl's API (`FleetControlBackend`) answered by the running supervisor.
@@ -28,13 +29,18 @@ public struct SupervisorControlBackend: FleetControlBackend {
         try await supervisor.setPolicy(reference, policyClass: policyClass)
     }
 
-    public func read(_ reference: String, characteristic uuid: String) async throws -> [UInt8] {
-        let (_, characteristic) = try await supervisor.characteristic(reference, uuid)
+    /// Decoded with no earlier values: a one-off read has no previous value to derive from (CSC speed shows
+    /// as cumulative counts only) and knows only the features this read itself is.
+    public func read(_ reference: String, characteristic uuid: String) async throws -> ReadOutcome {
+        let (device, characteristic) = try await supervisor.characteristic(reference, uuid)
+        let value: [UInt8]
         do {
-            return try await supervisor.client.readLong(characteristic: characteristic.path, mtu: characteristic.mtu)
+            value = try await supervisor.client.readLong(characteristic: characteristic.path, mtu: characteristic.mtu)
         } catch {
             throw FleetControlError.bluez(name: error.name, message: error.message)
         }
+        var decoder = supervisor.rawProfileDevices.decoder()
+        return ReadOutcome(value: value, decoded: decoder.decode(device: device.id.rawValue, characteristic: characteristic.uuid, value: value))
     }
 
     public func write(_ reference: String, characteristic uuid: String, value: [UInt8], withResponse: Bool) async throws {
@@ -49,12 +55,17 @@ public struct SupervisorControlBackend: FleetControlBackend {
     public func watch(_ reference: String?) async throws -> AsyncStream<WatchEvent> {
         var device: DeviceID?
         if let reference { device = DeviceID(try await supervisor.showDevice(reference).device.id) }
+        var decoder = supervisor.rawProfileDevices.decoder()
         let entries = supervisor.feed.subscribe(device: device)
         let (stream, continuation) = AsyncStream<WatchEvent>.makeStream(bufferingPolicy: .bufferingNewest(4096))
         let task = Task {
             for await entry in entries {
+                var decoded: DecodedValue?
+                if case .notification(let characteristic, let value) = entry.kind {
+                    decoded = decoder.decode(device: entry.device.rawValue, characteristic: characteristic, value: value)
+                }
                 continuation.yield(WatchEvent(sequence: Int(entry.sequence), time: entry.time, device: entry.device.rawValue,
-                                              kind: WatchEvent.Kind(entry.kind), text: entry.text))
+                                              kind: WatchEvent.Kind(entry.kind), text: entry.text, decoded: decoded))
             }
             continuation.finish()
         }

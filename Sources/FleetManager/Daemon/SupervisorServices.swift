@@ -84,7 +84,7 @@ public struct BrokerService: Service {
 
     public func start() async throws {
         let supervisor = self.supervisor
-        forwarder.start(feed: supervisor.feed) { await supervisor.deviceInfos() }
+        forwarder.start(feed: supervisor.feed, rawDevices: supervisor.rawProfileDevices) { await supervisor.deviceInfos() }
     }
 
     public func run() async throws {

@@ -41,8 +41,15 @@ extension FleetSupervisor {
                         logger.warning("RemoveDevice \(path) failed: \(error)")
                     }
                 }
-            case .setUp(let device, let path, let subscribe, let read, let token, let session):
+            case .setUp(let device, let path, var subscribe, var read, let armProfiles, let token, let session):
                 let characteristics = tree.characteristics(of: path)
+                var armed: [String] = []
+                if armProfiles {
+                    let plan = ProfileArming.plan(characteristics)
+                    armed = plan.subscribe
+                    subscribe += plan.subscribe
+                    read += plan.read
+                }
                 let client = self.client
                 let logger = self.logger
                 let feed = self.feed
@@ -52,9 +59,10 @@ extension FleetSupervisor {
                 Task { [weak self] in
                     let (done, failure) = await Self.setUp(device: device, characteristics: characteristics, subscribe: subscribe, read: read,
                                                            client: client, logger: logger, feed: feed, readings: readings)
+                    let armedNow = failure == nil ? armed : []
                     // A link lost before the last answer is heard first: the device is not reported ready meanwhile.
                     await self?.caughtUp(to: events?.lastDelivered ?? 0)
-                    await self?.setUpDone(device: device, token: token, read: done, error: failure)
+                    await self?.setUpDone(device: device, token: token, read: done, armed: armedNow, error: failure)
                 }
             case .schedule(let timer, let delay):
                 timers[timer]?.cancel()
@@ -117,8 +125,8 @@ extension FleetSupervisor {
         perform(machine.connectFinished(device: device, token: token, error: error, now: now()))
     }
 
-    func setUpDone(device: DeviceID, token: UInt64, read: [String], error: BlueZError?) {
-        perform(machine.setUpFinished(device: device, token: token, error: error, read: read, now: now()))
+    func setUpDone(device: DeviceID, token: UInt64, read: [String], armed: [String] = [], error: BlueZError?) {
+        perform(machine.setUpFinished(device: device, token: token, error: error, read: read, armed: armed, now: now()))
         if initialSetUps.remove(device) != nil, initialSetUps.isEmpty { releaseReadyWaiter() }
     }
 

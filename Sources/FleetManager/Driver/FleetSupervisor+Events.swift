@@ -109,8 +109,10 @@ extension FleetSupervisor {
         // A value is the link doing its job: eviction takes the least recently active link first.
         guard let path = tree.devices.devicePath(of: characteristic.device),
               let id = machine.subscribedValue(on: path, characteristic: characteristic.uuid, now: now()) else { return }
+        // BlueZ's Value change does not say which ATT PDU carried it; a characteristic that can only indicate did.
+        let indicated = characteristic.flags.contains("indicate") && !characteristic.flags.contains("notify")
         feed.publish(device: id, kind: .notification(characteristic: characteristic.uuid, value: bytes),
-                     text: "notification (\(bytes.count) bytes)")
-        readings?.record(device: id, characteristic: characteristic.uuid, kind: .notification, value: bytes)
+                     text: indicated ? "indication (\(bytes.count) bytes)" : "notification (\(bytes.count) bytes)")
+        readings?.record(device: id, characteristic: characteristic.uuid, kind: indicated ? .indication : .notification, value: bytes)
     }
 }

@@ -152,6 +152,7 @@ extension FleetSupervisor {
         let now = now()
         let (actions, summary) = try machine.reload(rules: rules, wanted: wanted, previouslyConfigured: previouslyConfigured, now: now)
         perform(actions)
+        rawProfileDevices.publish(from: machine)
         // The machine forgot the paths it resolved under the old rules (those without a link): BlueZ's objects
         // are reported again at once, so each is resolved under the new rules without waiting for its next advert.
         for device in tree.devices.values.sorted(by: { $0.path < $1.path }) where machine.owners[device.devicePath] == nil {

@@ -55,6 +55,8 @@ public actor FleetSupervisor {
     public let metrics: FleetMetrics
     /// What `Status` reports of this actor's state, published for readers outside it (`FleetSupervisor+Status`).
     public let statusBoard: StatusBoard
+    /// The devices whose values pass through undecoded (`profile = none`), for consumers outside the actor.
+    public let rawProfileDevices = RawProfileDevices()
     /// Set while a batch of events or a reconciliation is applied: its end publishes once, not every change in it.
     var statusPublicationDeferred = false
     let options: Options
@@ -102,6 +104,7 @@ public actor FleetSupervisor {
         self.feed = feed ?? EventFeed(clock: clock)
         self.metrics = metrics
         statusBoard = StatusBoard(Self.statusEntry(counts: machine.counts, machine: machine, tree: BlueZTree(), isReady: false, stopping: false))
+        rawProfileDevices.publish(from: machine)
     }
 
     /// Policy time (see `SupervisorClock`): monotonic, so a wall-clock step changes no decision.
@@ -111,6 +114,7 @@ public actor FleetSupervisor {
     /// follows BlueZ's events until `stop()`.
     public func start() async throws(BlueZError) {
         restoreSnapshot()
+        rawProfileDevices.publish(from: machine)
         let events = try await client.events()
         bluezEvents = events
         do {

@@ -78,13 +78,13 @@ public actor InMemoryBackend: FleetControlBackend {
         return devices[position].id
     }
 
-    public func read(_ reference: String, characteristic: String) async throws -> [UInt8] {
+    public func read(_ reference: String, characteristic: String) async throws -> ReadOutcome {
         let device = devices[try index(of: reference)]
         guard device.state == .ready else { throw FleetControlError.notConnected(device: device.id) }
         guard let value = values[device.id]?[characteristic] else {
             throw FleetControlError.characteristicNotFound(device: device.id, characteristic: characteristic)
         }
-        return value
+        return ReadOutcome(value: value)
     }
 
     public func write(_ reference: String, characteristic: String, value: [UInt8], withResponse: Bool) async throws {

@@ -28,7 +28,7 @@ extension Array where Element == FleetAction {
 
     var setUps: [SetUpRequest] {
         compactMap {
-            guard case let .setUp(device, path, subscribe, read, token, session) = $0 else { return nil }
+            guard case let .setUp(device, path, subscribe, read, _, token, session) = $0 else { return nil }
             return SetUpRequest(device: device, path: path, subscribe: subscribe, read: read, token: token, session: session)
         }
     }

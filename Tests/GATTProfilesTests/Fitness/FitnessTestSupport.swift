@@ -1,0 +1,58 @@
+import Testing
+@testable import GATTProfiles
+
+// Byte builders and error capture for the Fitness tests. Names carry a `fit` prefix: every group's tests end up in
+// one test target.
+
+/// Little-endian uint16.
+func fitLE16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
+/// Little-endian sint16.
+func fitLE16(_ v: Int16) -> [UInt8] { fitLE16(UInt16(bitPattern: v)) }
+/// Little-endian uint24.
+func fitLE24(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF), UInt8((v >> 16) & 0xFF)] }
+/// Little-endian uint32.
+func fitLE32(_ v: UInt32) -> [UInt8] { [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF), UInt8((v >> 16) & 0xFF), UInt8(v >> 24)] }
+/// A GSS Date Time (7 bytes: year uint16, month, day, hours, minutes, seconds).
+func fitDateTime(_ y: UInt16, _ mo: UInt8, _ d: UInt8, _ h: UInt8, _ mi: UInt8, _ s: UInt8) -> [UInt8] {
+    fitLE16(y) + [mo, d, h, mi, s]
+}
+
+/// The error `decode` throws for `bytes`, or nil when it decodes.
+func fitError(_ decode: CharacteristicDecoder.Decode, _ bytes: [UInt8], _ context: DecodingContext = .none) -> ProfileDecodeError? {
+    do {
+        _ = try decode(bytes, context)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// The single observation `decode` gives for `bytes` (the test fails if it throws or gives another count).
+func fitDecode(_ decode: CharacteristicDecoder.Decode, _ bytes: [UInt8], _ context: DecodingContext = .none,
+               sourceLocation: SourceLocation = #_sourceLocation) -> Observation? {
+    do {
+        let observations = try decode(bytes, context)
+        #expect(observations.count == 1, sourceLocation: sourceLocation)
+        return observations.first
+    } catch {
+        Issue.record("unexpected \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// `mantissa × 10^exponent`, for expected values.
+func fitDec(_ mantissa: Int64, _ exponent: Int = 0) -> DecimalNumber { DecimalNumber(mantissa: mantissa, exponent: exponent) }
+
+/// Checks that dropping the last byte of a valid value fails at `field`/`offset` with the right shortfall, and that
+/// one extra byte fails as trailing bytes at the end.
+func fitExpectLengthRule(_ decode: CharacteristicDecoder.Decode, _ bytes: [UInt8], lastField field: String, fieldOffset: Int,
+                         fieldSize: Int, _ context: DecodingContext = .none, sourceLocation: SourceLocation = #_sourceLocation) {
+    let short = fitError(decode, Array(bytes.dropLast()), context)
+    #expect(short?.field == field, sourceLocation: sourceLocation)
+    #expect(short?.offset == fieldOffset, sourceLocation: sourceLocation)
+    #expect(short?.problem == .tooShort(needed: fieldSize, available: fieldSize - 1), sourceLocation: sourceLocation)
+    let long = fitError(decode, bytes + [0x00], context)
+    #expect(long?.field == "end", sourceLocation: sourceLocation)
+    #expect(long?.offset == bytes.count, sourceLocation: sourceLocation)
+    #expect(long?.problem == .trailingBytes(count: 1), sourceLocation: sourceLocation)
+}
