@@ -1,6 +1,7 @@
 import FleetProtocol
 import FleetSystem
 import FoundationEssentials
+import GATTProfiles
 
 /// Human renderings of daemon replies: aligned tables and short sentences.
 struct FleetctlFormatter {
@@ -36,7 +37,10 @@ struct FleetctlFormatter {
         case .setPolicy:
             let outcome = try reply.parameters(as: SetPolicyOutcome.self)
             return "\(outcome.device): policy class \(outcome.policyClass)\n"
-        case .read: return HexBytes.encode(try reply.parameters(as: ReadOutcome.self).value) + "\n"
+        case .read:
+            // The hex stays the first line (scripts take it); what the profile decoder made of it follows.
+            let outcome = try reply.parameters(as: ReadOutcome.self)
+            return HexBytes.encode(outcome.value) + "\n" + (outcome.decoded.map { $0.summary + "\n" } ?? "")
         case .write: return "written\n"
         case .reload: return try reply.parameters(as: ReloadOutcome.self).summary + "\n"
         case .metrics:
@@ -57,7 +61,8 @@ struct FleetctlFormatter {
         case .lifecycle(let state): what = paint(state)
         case .disconnected: what = "disconnected"
         case .reconnected: what = "reconnected"
-        case .notification(let characteristic, let value): what = "\(characteristic) = \(HexBytes.encode(value))"
+        case .notification(let characteristic, let value):
+            what = "\(characteristic) = \(HexBytes.encode(value))" + (event.decoded.map { "  -> \($0.summary)" } ?? "")
         }
         if let stored = event.stored {
             // A stored value: its cursor leads (what --since takes), then its device's sequence number.
@@ -73,12 +78,13 @@ struct FleetctlFormatter {
         if page.readings.isEmpty {
             text += "no stored values for \(page.device)\n"
         } else {
-            var table = TextTable(header: ["CURSOR", "SEQ", "TIME", "CHARACTERISTIC", "VIA", "VALUE", "SESSION"])
+            var table = TextTable(header: ["CURSOR", "SEQ", "TIME", "CHARACTERISTIC", "VIA", "VALUE", "SESSION", "READING"])
             for reading in page.readings {
                 table.rows.append([.init(String(reading.cursor)), .init(String(reading.deviceSequence)),
                                    .init(reading.time.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))),
                                    .init(reading.characteristic), .init(reading.delivery.rawValue), .init(HexBytes.encode(reading.value)),
-                                   .init(String(reading.session))])
+                                   .init(String(reading.session)), .init(reading.decoded?.summary ?? "-",
+                                                                         colour: reading.decoded?.failure == nil ? nil : .red)])
             }
             text += table.render(colour: colour)
         }

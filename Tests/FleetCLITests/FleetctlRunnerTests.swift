@@ -2,6 +2,7 @@ import FleetCLI
 import FleetProtocol
 import FleetTestKit
 import Foundation
+import GATTProfiles
 import Testing
 
 /// Every subcommand, in table and --json form, against the in-memory backend.
@@ -80,10 +81,34 @@ import Testing
         defer { fixture.stop() }
         #expect(try await Self.run(["connect", "Hall Lamp"], socket: fixture.path).output
             == "a1b2ff0011: connecting\nevicted c0ffee0042 (Thermometer, class critical) from hci1 to make room\n")
-        #expect(try await Self.run(["read", "Kitchen Lamp", "2a19"], socket: fixture.path).output == "64\n")
+        // Battery Level 2A19 (GSS §3.27, uint8 percentage): 0x64 = 100 %; the hex line stays first.
+        #expect(try await Self.run(["read", "Kitchen Lamp", "2a19"], socket: fixture.path).output == "64\n100 %\n")
         #expect(try await Self.run(["evict", "Kitchen Lamp"], socket: fixture.path).output == "a1b2c3d4e5: evicted; retrying in 30s\n")
         let show = try await Self.run(["show", "c0ffee"], socket: fixture.path).output
         #expect(show.contains("name:          Thermometer") && show.contains("2a6e            read,notify"))
+    }
+
+    @Test func aDecodedValueIsPrintedAsAReadingBesideItsHexAndCarriedInJSON() async throws {
+        // Heart Rate Measurement 2A37 (HRS v1.0 §3.1.1): flags 0x16 = bit1-2 0b11 sensor contact supported and
+        // detected, bit4 RR present, bit0 0 → uint8 rate; 0x48 = 72 bpm; RR 0x0352 = 850/1024 s = 0.830078125 s.
+        let value: [UInt8] = [0x16, 0x48, 0x52, 0x03]
+        var decoder = ObservationDecoder()
+        let decodedValue = decoder.decode(device: "a1b2c3d4e5", characteristic: "2a37", value: value)
+        let decoded = try #require(decodedValue)
+        let backend = InMemoryBackend()
+        await backend.setScriptedEvents([WatchEvent(sequence: 1, time: Date(timeIntervalSince1970: 1_700_000_000), device: "a1b2c3d4e5",
+                                                    kind: .notification(characteristic: "2a37", value: value), text: "notification",
+                                                    decoded: decoded)])
+        let fixture = try ServerFixture(backend: backend)
+        defer { fixture.stop() }
+        let human = try await Self.run(["watch", "--count", "1"], socket: fixture.path)
+        #expect(human.output.contains("2a37 = 16485203  -> 72 bpm"), "\(human.output)")
+        let json = try await Self.run(["watch", "--count", "1", "--json"], socket: fixture.path)
+        let event = try JSONValue.parse(json.output.trimmingCharacters(in: .newlines)).objectValue
+        let observation = event?["observations"]?.arrayValue?.first?.objectValue
+        #expect(observation?["profile"]?.stringValue == "heart-rate")
+        let rate = observation?["quantities"]?.arrayValue?.first?.objectValue
+        #expect(rate?["value"]?.intValue == 72 && rate?["unit"]?.stringValue == "/min", "\(json.output)")
     }
 
     @Test func watchStopsAfterCountAndPrintsOneJSONObjectPerLine() async throws {

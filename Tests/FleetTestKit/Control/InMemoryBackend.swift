@@ -1,5 +1,6 @@
 import FleetControlServer
 import FleetProtocol
+import GATTProfiles
 import Foundation
 
 /// A small fleet held in memory, standing in for the supervisor so the server can be tested end to end.
@@ -84,7 +85,9 @@ public actor InMemoryBackend: FleetControlBackend {
         guard let value = values[device.id]?[characteristic] else {
             throw FleetControlError.characteristicNotFound(device: device.id, characteristic: characteristic)
         }
-        return ReadOutcome(value: value)
+        // Decoded as the daemon decodes a one-off read: no earlier values.
+        var decoder = ObservationDecoder()
+        return ReadOutcome(value: value, decoded: decoder.decode(device: device.id, characteristic: characteristic, value: value))
     }
 
     public func write(_ reference: String, characteristic: String, value: [UInt8], withResponse: Bool) async throws {
