@@ -42,9 +42,9 @@ extension GattProfile {
         case "glucose": glucose
         case "control-point": controlPoint
         case "sequence": sequence
-        default: nil
+        default: standardServices[name]
         }
     }
 
-    public static let serviceNames = ["heart-rate", "battery", "glucose", "control-point", "sequence"]
+    public static let serviceNames = ["heart-rate", "battery", "glucose", "control-point", "sequence"] + standardServiceNames
 }

@@ -26,6 +26,8 @@ public enum NotifyPattern: Sendable, Hashable {
     /// The notification's own number (0, 1, 2…) as 4 bytes big-endian: a test tells exactly which values
     /// reached the consumer, and which did not.
     case sequence
+    /// A standard measurement laid out as its SIG spec says, from a ground truth a test can recompute.
+    case measurement(SimulatedMeasurement)
 }
 
 /// One characteristic: BlueZ `Flags` strings (`read`, `write`, `write-without-response`, `notify`,
@@ -81,6 +83,8 @@ extension NotifyPattern {
             return v
         case .sequence:
             return (0..<4).map { UInt8(truncatingIfNeeded: n >> (24 - 8 * UInt64($0))) }
+        case .measurement(let measurement):
+            return measurement.value(number: n)
         }
     }
 }

@@ -56,3 +56,47 @@ func fitExpectLengthRule(_ decode: CharacteristicDecoder.Decode, _ bytes: [UInt8
     #expect(long?.offset == bytes.count, sourceLocation: sourceLocation)
     #expect(long?.problem == .trailingBytes(count: 1), sourceLocation: sourceLocation)
 }
+
+/// One field of a value's wire layout: its error name, byte offset and size.
+struct FitField: Sendable {
+    var name: String
+    var offset: Int
+    var size: Int
+    init(_ name: String, _ offset: Int, _ size: Int) {
+        self.name = name
+        self.offset = offset
+        self.size = size
+    }
+}
+
+/// The fields of a GSS Date Time starting at `start`, named `prefix.year` … `prefix.seconds`.
+func fitDateTimeLayout(_ prefix: String, at start: Int) -> [FitField] {
+    [FitField(prefix + ".year", start, 2), FitField(prefix + ".month", start + 2, 1), FitField(prefix + ".day", start + 3, 1),
+     FitField(prefix + ".hours", start + 4, 1), FitField(prefix + ".minutes", start + 5, 1), FitField(prefix + ".seconds", start + 6, 1)]
+}
+
+/// Checks the whole length rule of a valid value against its layout: the layout tiles `bytes` exactly; every prefix
+/// `bytes[0..<n]` (n < count) fails as too short at the field that n cuts, at that field's offset, needing its size
+/// with `n − offset` available; and `bytes` plus one byte fails as trailing bytes at `end`, offset `count`.
+func fitExpectTooShortAtEveryField(_ decode: CharacteristicDecoder.Decode, _ bytes: [UInt8], _ layout: [FitField],
+                                   characteristic: AssignedNumber, _ context: DecodingContext = .none,
+                                   sourceLocation: SourceLocation = #_sourceLocation) {
+    var next = 0
+    for field in layout {
+        #expect(field.offset == next, "layout gap before \(field.name)", sourceLocation: sourceLocation)
+        next = field.offset + field.size
+    }
+    #expect(next == bytes.count, "layout covers \(next) of \(bytes.count) bytes", sourceLocation: sourceLocation)
+    for n in 0..<bytes.count {
+        guard let field = layout.first(where: { $0.offset <= n && n < $0.offset + $0.size }) else { continue }
+        let expected = ProfileDecodeError(characteristic: characteristic, field: field.name, offset: field.offset,
+                                          problem: .tooShort(needed: field.size, available: n - field.offset))
+        #expect(fitError(decode, Array(bytes.prefix(n)), context) == expected, "prefix \(n)", sourceLocation: sourceLocation)
+    }
+    #expect(fitError(decode, bytes + [0x5A], context)
+            == ProfileDecodeError(characteristic: characteristic, field: "end", offset: bytes.count, problem: .trailingBytes(count: 1)),
+            sourceLocation: sourceLocation)
+    #expect(fitError(decode, bytes + [0x00, 0xFF, 0x01], context)
+            == ProfileDecodeError(characteristic: characteristic, field: "end", offset: bytes.count, problem: .trailingBytes(count: 3)),
+            sourceLocation: sourceLocation)
+}
