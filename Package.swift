@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetProtocol", "FleetPlatform", "BlueZSimulator"]),
         .testTarget(name: "SoakTests", dependencies: ["FleetTestKit", "FleetManager", "Supervision", "BlueZSimulator", "Policy"]),
         .testTarget(name: "FleetBrokerTests", dependencies: ["FleetBroker", "BrokerTestKit", "FleetTestKit", "Policy"]),
-        .testTarget(name: "FleetdBrokerTests", dependencies: ["BrokerTestKit", "FleetTestKit", "FleetProtocol", "FleetStore"]),
+        .testTarget(name: "FleetdBrokerTests", dependencies: ["BrokerTestKit", "FleetTestKit", "FleetProtocol", "FleetStore", "GATTProfiles", "BlueZSimulator"]),
     ],
     swiftLanguageModes: [.v6]
 )

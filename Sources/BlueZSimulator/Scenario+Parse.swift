@@ -77,8 +77,13 @@ extension Scenario {
             throw ScenarioError(.badValue, line: line, "'\(addressText)' is not an address like AA:BB:CC:DD:EE:FF")
         }
         var spec = PeripheralSpec(label: label, address: address)
+        var notifyEvery: Duration?
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
             switch key {
+            case "notify-every":
+                let every = try seconds(value, line: line)
+                guard every > .zero else { throw ScenarioError(.badValue, line: line, "notify-every must be above zero, got '\(value)'") }
+                notifyEvery = every
             case "type":
                 guard let type = AddressType(rawValue: value) else { throw ScenarioError(.badValue, line: line, "type must be public or random, got '\(value)'") }
                 spec.addressType = type
@@ -130,6 +135,15 @@ extension Scenario {
             default:
                 guard try parseSecurityKey(key, value, into: &spec, line: line) else {
                     throw ScenarioError(.unknownKeyword, line: line, "unknown device key '\(key)'")
+                }
+            }
+        }
+        if let notifyEvery {
+            // Applied after every key (they are taken in name order): the period of each notifying characteristic,
+            // so a test need not wait a cuff's 5 s per reading.
+            for s in spec.profile.services.indices {
+                for c in spec.profile.services[s].characteristics.indices where spec.profile.services[s].characteristics[c].notifyInterval != nil {
+                    spec.profile.services[s].characteristics[c].notifyInterval = notifyEvery
                 }
             }
         }

@@ -41,10 +41,11 @@ public enum CurrentTime {
         // A reserved day of week is a fact about the device, not an uninterpretable time: kept as a detail.
         let dayName = DayOfWeek.name(day)
         // Fractions256 is the part of the second in 1/256 s, exact as a decimal; DeviceTime holds whole seconds, so
-        // the fraction is a detail beside it.
+        // the fraction is a detail beside it, written with its trailing zeros dropped (128/256 → `0.5 s`, not the
+        // raw 8-place `0.50000000 s`).
         let fraction = DecimalNumber(numerator: Int64(fractions), powerOfTwo: 8)
         let details = [ObservationDetail("day-of-week", dayName), ObservationDetail("fractions256", "\(fractions)/256 s"),
-                       ObservationDetail("fraction-of-second", fraction.description + " s")]
+                       ObservationDetail("fraction-of-second", fraction.normalised.description + " s")]
         let flags = FitnessText.setBits(UInt32(adjust), adjustReasonBits)
         var text = time.shortText
         if day != 0 { text += " (" + dayName + ")" }
