@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(name: "FleetStoreTests", dependencies: ["FleetStore", "FleetTestKit", "CSQLite"]),
         .testTarget(name: "FidelityTests", dependencies: ["FleetTestKit", "FleetProtocol", "FleetPlatform", "BlueZSimulator"]),
         .testTarget(name: "SoakTests", dependencies: ["FleetTestKit", "FleetManager", "Supervision", "BlueZSimulator", "Policy"]),
-        .testTarget(name: "FleetBrokerTests", dependencies: ["FleetBroker", "BrokerTestKit", "FleetTestKit", "Policy"]),
+        .testTarget(name: "FleetBrokerTests", dependencies: ["FleetBroker", "BrokerTestKit", "FleetTestKit", "Policy", "GATTProfiles"]),
         .testTarget(name: "FleetdBrokerTests", dependencies: ["BrokerTestKit", "FleetTestKit", "FleetProtocol", "FleetStore", "GATTProfiles", "BlueZSimulator"]),
     ],
     swiftLanguageModes: [.v6]

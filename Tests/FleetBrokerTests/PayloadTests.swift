@@ -1,6 +1,7 @@
 import FleetBroker
 import FleetTestKit
 import Foundation
+import GATTProfiles
 import Testing
 
 @Suite struct PayloadTests {
@@ -82,5 +83,40 @@ import Testing
         #expect(Set(try #require(definitions["deviceState"]?["required"] as? [String])) == Set(try Self.object(state.jsonPayload).keys))
         #expect(try #require(definitions["gatewayStatus"]?["enum"] as? [String]) == ["online", "offline"])
         #expect(GatewayStatus.offline.payload == Array("offline".utf8))
+    }
+
+    /// A decoded reading's `observations` (or `decodeError`) follow the hex, and every member they carry is in the
+    /// schema's definitions.
+    @Test func decodedReadingsCarryDocumentedObservationsOrTheirError() throws {
+        let definitions = try #require(try Self.schema()["$defs"] as? [String: [String: Any]])
+        func documented(_ object: [String: Any], _ definition: String) throws {
+            let properties = try #require(definitions[definition]?["properties"] as? [String: Any])
+            let required = try #require(definitions[definition]?["required"] as? [String])
+            #expect(Set(required).isSubset(of: object.keys), "\(definition) lacks \(Set(required).subtracting(object.keys))")
+            #expect(Set(object.keys).isSubset(of: properties.keys), "\(definition) undocumented: \(Set(object.keys).subtracting(properties.keys))")
+        }
+        var decoder = ObservationDecoder()
+        // Heart Rate Measurement (HRS v1.0 §3.1.1): flags 0x06 = contact supported and detected, uint8 rate 0x48 = 72 bpm.
+        var good = reading
+        good.value = [0x06, 0x48]
+        good.decoded = decoder.decode(device: good.device, characteristic: good.characteristic, value: good.value)
+        let object = try Self.object(good.jsonPayload)
+        #expect(object["value"] as? String == "0648")
+        let observation = try #require((object["observations"] as? [[String: Any]])?.first)
+        try documented(observation, "observation")
+        let quantity = try #require((observation["quantities"] as? [[String: Any]])?.first)
+        try documented(quantity, "quantity")
+        #expect(quantity["value"] as? Int == 72 && quantity["metric"] as? String == "heart-rate" && quantity["mdc"] as? Int == 147_842)
+        #expect(String(decoding: good.jsonPayload, as: UTF8.self).hasPrefix(String(decoding: reading.jsonPayload.dropLast(), as: UTF8.self)
+            .replacingOccurrences(of: "0648ff", with: "0648")), "the flat members come first, unchanged")
+        // Flags 0x01 announce a uint16 rate at offset 1, but one byte follows: too short, and the raw value still goes.
+        var bad = reading
+        bad.value = [0x01, 0x48]
+        bad.decoded = decoder.decode(device: bad.device, characteristic: bad.characteristic, value: bad.value)
+        let failed = try Self.object(bad.jsonPayload)
+        #expect(failed["value"] as? String == "0148" && failed["observations"] == nil)
+        let error = try #require(failed["decodeError"] as? [String: Any])
+        try documented(error, "decodeError")
+        #expect(error["problem"] as? String == "too-short" && error["offset"] as? Int == 1)
     }
 }
