@@ -72,6 +72,7 @@ let package = Package(
         .executableTarget(name: "ControlBench", dependencies: ["FleetProtocol", "FleetControlServer", "FleetCLI"], path: "Benchmarks/ControlBench"),
         .executableTarget(name: "StoreBench", dependencies: ["FleetStore", "FleetManager", "Supervision", "Identity", "Policy", "FleetTestKit"], path: "Benchmarks/StoreBench"),
         .executableTarget(name: "SimulatorBench", dependencies: ["BlueZSimulator", "FleetPlatform", "FleetTestKit"], path: "Benchmarks/SimulatorBench"),
+        .executableTarget(name: "ProfileBench", dependencies: ["GATTProfiles", "BlueZSimulator", "FleetStore", "FleetBroker"], path: "Benchmarks/ProfileBench"),
         .executableTarget(name: "BrokerBench", dependencies: ["FleetBroker", "BrokerTestKit", "FleetTestKit"], path: "Benchmarks/BrokerBench"),
 
         .testTarget(name: "FleetSystemTests", dependencies: ["FleetSystem"]),

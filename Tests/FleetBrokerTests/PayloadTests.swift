@@ -119,4 +119,34 @@ import Testing
         try documented(error, "decodeError")
         #expect(error["problem"] as? String == "too-short" && error["offset"] as? Int == 1)
     }
+
+    /// The hand-written observations decode, with GATTProfiles' own Codable form, into exactly what was published:
+    /// specials, reserved patterns, a missing device time and exact decimals included, and an error likewise.
+    @Test func publishedObservationsDecodeBackExactly() throws {
+        let observations = [
+            Observation(profile: .glucose, characteristic: AssignedNumber(0x2A18),
+                        quantities: [Quantity(.glucoseCapillaryWholeBlood, DecimalNumber(mantissa: 54, exponent: -1), .millimolesPerLitre),
+                                     Quantity(.heartRate, .notAtThisResolution, .beatsPerMinute),
+                                     Quantity(.heartRate, .reserved(raw: 0x0801), .beatsPerMinute),
+                                     Quantity(.rrInterval, DecimalNumber(numerator: 850, powerOfTwo: 10), .seconds)],
+                        deviceTime: DeviceTime(year: 2026, month: 12, day: 6, hours: 8, minutes: 12, seconds: 0), record: 42,
+                        flags: ["sensor-temperature-too-high"], details: [ObservationDetail("sample-type", "capillary \"whole\" blood")],
+                        summary: "5.4 mmol/L, record 42"),
+            Observation(profile: .battery, characteristic: AssignedNumber(0x2A19), summary: "97 %"),
+        ]
+        var reading = self.reading
+        reading.decoded = .observations(observations)
+        let text = String(decoding: reading.jsonPayload, as: UTF8.self)
+        #expect(text.contains(#""value":5.4,"#) && text.contains(#""value":0.830078125,"#), "exact decimal text: \(text)")
+        let object = try Self.object(reading.jsonPayload)
+        let nested = try JSONSerialization.data(withJSONObject: try #require(object["observations"]))
+        #expect(try JSONDecoder().decode([Observation].self, from: nested) == observations)
+
+        let failure = ProfileDecodeError(characteristic: AssignedNumber(0x2AA7), field: "e2e-crc", offset: 13,
+                                         problem: .crcMismatch(sent: 0x1234, computed: 0xABCD))
+        reading.decoded = .failure(failure)
+        let failed = try Self.object(reading.jsonPayload)
+        let error = try JSONSerialization.data(withJSONObject: try #require(failed["decodeError"]))
+        #expect(try JSONDecoder().decode(ProfileDecodeError.self, from: error) == failure)
+    }
 }

@@ -26,24 +26,16 @@ extension BrokerReading {
         json.member("value", hex: value)
         switch decoded {
         case nil: break
-        case .observations(let observations)?: json.member("observations", json: Self.encoded(observations))
-        case .failure(let failure)?: json.member("decodeError", json: Self.encoded(failure))
+        case .observations(let observations)?:
+            json.key("observations")
+            json.beginArray()
+            for observation in observations { json.write(observation) }
+            json.endArray()
+        case .failure(let failure)?:
+            json.key("decodeError")
+            json.write(failure)
         }
         json.endObject()
         return json.bytes
     }
-
-    /// Observations are nested and rare beside the flat members, so they go through the Codable form the control
-    /// API uses too (one schema for both). Encoding a value of fixed shape with no floating point cannot fail;
-    /// if it ever did, `null` keeps the payload valid JSON and the hex still carries the reading.
-    private static func encoded(_ value: some Encodable) -> [UInt8] {
-        (try? Array(encoder.encode(value))) ?? Array("null".utf8)
-    }
-
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        // Sorted: a reading published again (after a lost session) is byte-for-byte its first publication.
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 }

@@ -10,7 +10,35 @@ struct JSONWriter {
     }
 
     mutating func beginObject() { bytes.append(UInt8(ascii: "{")); needsComma = false }
-    mutating func endObject() { bytes.append(UInt8(ascii: "}")) }
+    /// A closed object or array is an item of the level around it: what follows it there needs a comma.
+    mutating func endObject() { bytes.append(UInt8(ascii: "}")); needsComma = true }
+    mutating func beginArray() { bytes.append(UInt8(ascii: "[")); needsComma = false }
+    mutating func endArray() { bytes.append(UInt8(ascii: "]")); needsComma = true }
+
+    /// Starts a member whose value the caller writes next (an object or an array).
+    mutating func key(_ key: StaticString) { writeKey(key) }
+
+    /// Starts an array element: the comma before all but the first.
+    mutating func element() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        needsComma = true
+    }
+
+    mutating func element(string value: String) {
+        element()
+        quoted(value)
+    }
+
+    /// `text` is already a JSON number (an exact decimal's plain text).
+    mutating func member(_ key: StaticString, number text: String) {
+        writeKey(key)
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    mutating func memberNull(_ key: StaticString) {
+        writeKey(key)
+        bytes.append(contentsOf: "null".utf8)
+    }
 
     mutating func member(_ key: StaticString, string value: String) {
         writeKey(key)
@@ -35,12 +63,6 @@ struct JSONWriter {
             bytes.append(Self.hexDigits[Int(byte & 0x0f)])
         }
         bytes.append(UInt8(ascii: "\""))
-    }
-
-    /// `value` is already one JSON value (an encoded object or array), written as it is.
-    mutating func member(_ key: StaticString, json value: [UInt8]) {
-        writeKey(key)
-        bytes.append(contentsOf: value)
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)

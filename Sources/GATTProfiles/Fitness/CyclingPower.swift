@@ -102,7 +102,7 @@ public enum CyclingPowerMeasurement {
                let speed = RevolutionRates.speed(
                    revolutions: RevolutionRates.delta(wheel.revolutions, before.revolutions, bits: 32),
                    ticks: RevolutionRates.delta(UInt32(wheel.eventTime), UInt32(before.eventTime), bits: 16),
-                   ticksPerSecond: 1024, circumferenceMillimetres: context.wheelCircumferenceMillimetres) {
+                   ticksPerSecond: 2048, circumferenceMillimetres: context.wheelCircumferenceMillimetres) {
                 let q = Quantity(.cyclingSpeed, speed, .kilometresPerHour)
                 quantities.append(q)
                 derived.append(q.text())

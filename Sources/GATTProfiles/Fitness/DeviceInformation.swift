@@ -26,7 +26,7 @@ enum DeviceInformationString {
             switch lead {
             case 0x00...0x7F: i += 1; continue
             case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3            // no overlong 3-byte forms
+            case 0xE0: length = 3; low = 0xA0            // no overlong 3-byte forms
             case 0xE1...0xEC, 0xEE...0xEF: length = 3
             case 0xED: length = 3; high = 0x9F           // no UTF-16 surrogates (U+D800-U+DFFF)
             case 0xF0: length = 4; low = 0x90            // no overlong 4-byte forms
