@@ -102,7 +102,8 @@ import Testing
         good.decoded = decoder.decode(device: good.device, characteristic: good.characteristic, value: good.value)
         let object = try Self.object(good.jsonPayload)
         #expect(object["value"] as? String == "0648")
-        let observation = try #require((object["observations"] as? [[String: Any]])?.first)
+        let observation = try #require(object["observation"] as? [String: Any])
+        #expect(object["observations"] == nil, "one record: no observations array")
         try documented(observation, "observation")
         let quantity = try #require((observation["quantities"] as? [[String: Any]])?.first)
         try documented(quantity, "quantity")
@@ -114,7 +115,7 @@ import Testing
         bad.value = [0x01, 0x48]
         bad.decoded = decoder.decode(device: bad.device, characteristic: bad.characteristic, value: bad.value)
         let failed = try Self.object(bad.jsonPayload)
-        #expect(failed["value"] as? String == "0148" && failed["observations"] == nil)
+        #expect(failed["value"] as? String == "0148" && failed["observation"] == nil)
         let error = try #require(failed["decodeError"] as? [String: Any])
         try documented(error, "decodeError")
         #expect(error["problem"] as? String == "too-short" && error["offset"] as? Int == 1)
@@ -140,7 +141,9 @@ import Testing
         #expect(text.contains(#""value":5.4,"#) && text.contains(#""value":0.830078125,"#), "exact decimal text: \(text)")
         let object = try Self.object(reading.jsonPayload)
         let nested = try JSONSerialization.data(withJSONObject: try #require(object["observations"]))
-        #expect(try JSONDecoder().decode([Observation].self, from: nested) == observations)
+        #expect(try JSONDecoder().decode([Observation].self, from: nested) == observations, "several records: all of them")
+        let first = try JSONSerialization.data(withJSONObject: try #require(object["observation"]))
+        #expect(try JSONDecoder().decode(Observation.self, from: first) == observations[0])
 
         let failure = ProfileDecodeError(characteristic: AssignedNumber(0x2AA7), field: "e2e-crc", offset: 13,
                                          problem: .crcMismatch(sent: 0x1234, computed: 0xABCD))

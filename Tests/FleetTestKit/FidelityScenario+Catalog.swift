@@ -70,8 +70,10 @@ extension FidelityScenario {
             try check(flags[uuid] == expected, "characteristic \(uuid) flags \(flags[uuid] ?? []), expected \(expected); all: \(flags)")
         }
         let long = Hex.string((0..<64).map { UInt8($0) })
-        try check(try await run.fleetctl(["read", p1.id, "2a18"]) == long, "the 64-byte value read whole (a long read at MTU 48)")
-        try check(try await run.fleetctl(["read", p1.id, "2a38"]) == "01", "Body Sensor Location is chest (01)")
+        try check(try await run.read(p1.id, "2a18") == long, "the 64-byte value read whole (a long read at MTU 48)")
+        try check(try await run.read(p1.id, "2a38") == "01", "Body Sensor Location is chest (01)")
+        // HRS v1.0 §3.2: Body Sensor Location 0x01 = chest, decoded on the line after the hex.
+        try check(try await run.fleetctl(["read", p1.id, "2a38"]).hasSuffix("chest (body sensor location)"), "2A38 decoded as chest")
         // Offsets, on BlueZ's own object.
         let devicePath = try await run.backend.centralDevices().first { $0.serial == p1.serial }?.path ?? ""
         let glucose = try await run.backend.characteristicPath(device: devicePath, uuid: "00002a18-0000-1000-8000-00805f9b34fb")
@@ -89,7 +91,7 @@ extension FidelityScenario {
         try await run.fleetctl(["write", p1.id, "2a52", "0102"])
         try await run.fleetctl(["write", "--no-response", p1.id, "8ec90002-f315-4f60-9fb8-838830daea50", "0a0b"])
         try await waitUntil("the write command to land", timeout: run.deadline(10)) {
-            try await run.fleetctl(["read", p1.id, "8ec90002-f315-4f60-9fb8-838830daea50"]) == "0a0b"
+            try await run.read(p1.id, "8ec90002-f315-4f60-9fb8-838830daea50") == "0a0b"
         }
         let refused = try await run.fleet.fleetctl(["write", p1.id, "2a38", "02"])
         try check(refused.code != 0 && (refused.stderr + refused.stdout).contains("Write not permitted"),
@@ -345,7 +347,7 @@ extension FidelityScenario {
             let characteristic = try path ?? { throw FidelityFailure("\(when): no \(uuid) object under \(object.path)") }()
             try check(try await run.backend.notifying(characteristic: characteristic), "\(when): \(uuid) is not notifying")
         }
-        let read = try await run.fleetctl(["read", p1.id, "2a18"])
+        let read = try await run.read(p1.id, "2a18")
         try check(isGlucoseRecord(read), "\(when): the encrypted 2A18 read is not the 64-byte record: \(read)")
     }
 

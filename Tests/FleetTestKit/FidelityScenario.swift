@@ -92,6 +92,11 @@ public struct FidelityRun: Sendable {
         try check(result.code == 0, "fleetctl \(arguments.joined(separator: " ")) exited \(result.code): \(result.stderr)\(result.stdout)")
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
+
+    /// `fleetctl read`'s hex: its first line (a standard characteristic's decoded reading follows on the next).
+    public func read(_ device: String, _ characteristic: String) async throws -> String {
+        String(try await fleetctl(["read", device, characteristic]).split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+    }
 }
 
 /// How one scenario ended on one backend.

@@ -8,7 +8,7 @@ import Testing
 /// Readings, not bytes, end to end: one simulated device per standard measurement, laid out by the simulator from
 /// a ground truth; fleetd arms their profiles by itself (no `subscribe` in its configuration), stores the raw
 /// bytes, decodes at read-out and publishes to Debian's mosquitto; a subscriber decodes the payload's
-/// `observations` as a consumer would and compares each reading with its truth.
+/// `observation` as a consumer would and compares each reading with its truth.
 @Suite("decoded observations on a real broker", .serialized)
 struct FleetdObservationTests {
     /// Stream → (simulator service, measurement characteristic).
@@ -68,9 +68,8 @@ struct FleetdObservationTests {
             // only while fleetd is subscribed; one link per device here, so reading k is notification k.
             for (k, reading) in Self.readings(messages, device: i).enumerated() {
                 let truth = device.0.truth(number: UInt64(k))
-                let json = try JSONSerialization.data(withJSONObject: try #require(reading.payload["observations"], "\(device.service) #\(k) not decoded: \(reading.payload)"))
-                let observations = try JSONDecoder().decode([Observation].self, from: json)
-                let observation = try #require(observations.first)
+                let json = try JSONSerialization.data(withJSONObject: try #require(reading.payload["observation"], "\(device.service) #\(k) not decoded: \(reading.payload)"))
+                let observation = try JSONDecoder().decode(Observation.self, from: json)
                 for (metric, text) in truth.quantities {
                     let expected = try #require(DecimalNumber(parsing: text))
                     #expect(observation.quantity(metric)?.value == .number(expected),

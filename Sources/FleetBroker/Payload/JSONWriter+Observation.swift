@@ -7,7 +7,6 @@ import GATTProfiles
 // their exact decimal text: 5.4 is `5.4` on the wire, whatever the consumer's parser does with it.
 extension JSONWriter {
     mutating func write(_ observation: Observation) {
-        element()
         beginObject()
         member("profile", string: observation.profile.rawValue)
         member("characteristic", string: observation.characteristic.description)
