@@ -185,7 +185,7 @@ struct FleetctlFormatter {
 
     private func detail(_ detail: DeviceDetail) -> String {
         let device = detail.device
-        let fields: [(String, String)] = [
+        var fields: [(String, String)] = [
             ("id", device.id), ("name", device.displayName), ("state", paint(device.state)),
             ("adapter", device.adapter ?? "-"), ("address", device.address ?? "-"), ("rssi", device.rssi.map(String.init) ?? "-"),
             ("last seen", device.lastSeenSecondsAgo.map { Self.duration($0) + " ago" } ?? "never"),
@@ -193,6 +193,9 @@ struct FleetctlFormatter {
             ("class", device.policyClass), ("bond", device.bondAdapter.map { "on \($0)" } ?? "-"), ("identity", detail.identity ?? "-"), ("last error", detail.lastError ?? "-"),
             ("connected for", detail.connectedForSeconds.map(Self.duration) ?? "-"),
         ]
+        for information in detail.deviceInformation {
+            fields.append((Self.deviceInformationLabels[information.name] ?? information.name, information.value))
+        }
         let width = fields.map(\.0.count).max() ?? 0
         var text = fields.map { ($0.0 + ":").padding(to: width + 1) + " " + $0.1 + "\n" }.joined()
         if !detail.characteristics.isEmpty {
@@ -204,6 +207,12 @@ struct FleetctlFormatter {
         }
         return text
     }
+
+    /// Device Information's field names (DIS v1.1) as `fleetctl show` labels them.
+    static let deviceInformationLabels = [
+        "manufacturer-name": "manufacturer", "model-number": "model", "serial-number": "serial", "firmware-revision": "firmware",
+        "hardware-revision": "hardware", "software-revision": "software", "system-id": "system id",
+    ]
 
     /// "850ms", "42s", "3m05s", "2h07m", "3d04h".
     static func duration(_ seconds: Double) -> String {

@@ -1,3 +1,5 @@
+import GATTProfiles
+
 /// The reply of `ShowDevice`: the device record plus what only a single-device view shows.
 public struct DeviceDetail: Sendable, Equatable {
     public var device: DeviceInfo
@@ -6,21 +8,25 @@ public struct DeviceDetail: Sendable, Equatable {
     public var lastError: String?
     public var connectedForSeconds: Double?
     public var characteristics: [CharacteristicInfo]
+    /// What the device's Device Information service said on its last link (manufacturer-name, model-number,
+    /// serial-number, firmware-revision, …), in the service's order; empty when it has none or was not read.
+    public var deviceInformation: [ObservationDetail]
 
     public init(device: DeviceInfo, identity: String? = nil, lastError: String? = nil,
-                connectedForSeconds: Double? = nil, characteristics: [CharacteristicInfo] = []) {
+                connectedForSeconds: Double? = nil, characteristics: [CharacteristicInfo] = [], deviceInformation: [ObservationDetail] = []) {
         self.device = device
         self.identity = identity
         self.lastError = lastError
         self.connectedForSeconds = connectedForSeconds
         self.characteristics = characteristics
+        self.deviceInformation = deviceInformation
     }
 }
 
 // On the wire the single-device extras sit in their own `detail` record (the interface's DeviceDetail type).
 extension DeviceDetail: Codable {
     private enum CodingKeys: String, CodingKey { case device, detail }
-    private enum DetailKeys: String, CodingKey { case identity, lastError, connectedForSeconds, characteristics }
+    private enum DetailKeys: String, CodingKey { case identity, lastError, connectedForSeconds, characteristics, deviceInformation }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -30,6 +36,7 @@ extension DeviceDetail: Codable {
         lastError = try detail.decodeIfPresent(String.self, forKey: .lastError)
         connectedForSeconds = try detail.decodeIfPresent(Double.self, forKey: .connectedForSeconds)
         characteristics = try detail.decode([CharacteristicInfo].self, forKey: .characteristics)
+        deviceInformation = try detail.decodeIfPresent([ObservationDetail].self, forKey: .deviceInformation) ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -40,6 +47,7 @@ extension DeviceDetail: Codable {
         try detail.encodeIfPresent(lastError, forKey: .lastError)
         try detail.encodeIfPresent(connectedForSeconds, forKey: .connectedForSeconds)
         try detail.encode(characteristics, forKey: .characteristics)
+        if !deviceInformation.isEmpty { try detail.encode(deviceInformation, forKey: .deviceInformation) }
     }
 }
 

@@ -93,7 +93,10 @@ type DeviceDetail (
   identity: ?string,
   lastError: ?string,
   connectedForSeconds: ?float,
-  characteristics: []Characteristic
+  characteristics: []Characteristic,
+  # What the device's Device Information service said on its last link:
+  # manufacturer-name, model-number, serial-number, firmware-revision, ...
+  deviceInformation: ?[]ObservationDetail
 )
 
 # One entry of the Watch stream.

@@ -54,11 +54,13 @@ extension FleetSupervisor {
                 let logger = self.logger
                 let feed = self.feed
                 let readings = self.readings
+                let deviceInformation = self.deviceInformation
                 readings?.beginSession(device: device, token: session)
                 let events = bluezEvents
                 Task { [weak self] in
                     let (done, failure) = await Self.setUp(device: device, characteristics: characteristics, subscribe: subscribe, read: read,
-                                                           client: client, logger: logger, feed: feed, readings: readings)
+                                                           client: client, logger: logger, feed: feed, readings: readings,
+                                                           deviceInformation: deviceInformation)
                     let armedNow = failure == nil ? armed : []
                     // A link lost before the last answer is heard first: the device is not reported ready meanwhile.
                     await self?.caughtUp(to: events?.lastDelivered ?? 0)
@@ -140,7 +142,8 @@ extension FleetSupervisor {
     /// not have is a warning, not a reason to drop the link. Returns the characteristics read (and recorded),
     /// with the error that ended set-up early, if any.
     static func setUp(device: DeviceID, characteristics: [CharacteristicObject], subscribe: [String], read: [String],
-                      client: BlueZClient, logger: Logger, feed: EventFeed, readings: ReadingRecorder? = nil) async -> (read: [String], failure: BlueZError?) {
+                      client: BlueZClient, logger: Logger, feed: EventFeed, readings: ReadingRecorder? = nil,
+                      deviceInformation: DeviceInformationBoard? = nil) async -> (read: [String], failure: BlueZError?) {
         func find(_ uuid: String) -> CharacteristicObject? { characteristics.first { $0.uuid == uuid } }
         var done: [String] = []
         for uuid in read {
@@ -153,6 +156,7 @@ extension FleetSupervisor {
                 feed.publish(device: device, kind: .notification(characteristic: uuid, value: value),
                              text: "read on connect (\(value.count) bytes)")
                 readings?.record(device: device, characteristic: uuid, kind: .read, value: value)
+                deviceInformation?.record(device: device, characteristic: uuid, value: value)
                 done.append(uuid)
             } catch {
                 return (done, error)

@@ -34,7 +34,8 @@ extension FleetSupervisor {
         let characteristics = device.linkPath.map { tree.characteristics(of: $0) } ?? []
         return DeviceDetail(device: info(for: device, now: now), identity: device.id.rawValue, lastError: device.lastReason,
                             connectedForSeconds: device.linkUpAt.map { Double((now - $0).milliseconds) / 1000 },
-                            characteristics: characteristics.sorted { $0.uuid < $1.uuid }.map { CharacteristicInfo(uuid: $0.uuid, flags: $0.flags) })
+                            characteristics: characteristics.sorted { $0.uuid < $1.uuid }.map { CharacteristicInfo(uuid: $0.uuid, flags: $0.flags) },
+                            deviceInformation: deviceInformation.details(of: device.id))
     }
 
     public func connect(_ reference: String) throws(FleetControlError) -> ConnectOutcome {
@@ -97,6 +98,7 @@ extension FleetSupervisor {
             try machine.operatorForget(device.id, now: now)
         }
         perform(outcome.actions)
+        deviceInformation.forget(device.id)
         broker?.forget(device: device.id.rawValue)
         return device.id.rawValue
     }

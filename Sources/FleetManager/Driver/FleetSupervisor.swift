@@ -57,6 +57,8 @@ public actor FleetSupervisor {
     public let statusBoard: StatusBoard
     /// The devices whose values pass through undecoded (`profile = none`), for consumers outside the actor.
     public let rawProfileDevices = RawProfileDevices()
+    /// Each device's Device Information as its last link read it, for ShowDevice.
+    public let deviceInformation = DeviceInformationBoard()
     /// Set while a batch of events or a reconciliation is applied: its end publishes once, not every change in it.
     var statusPublicationDeferred = false
     let options: Options
