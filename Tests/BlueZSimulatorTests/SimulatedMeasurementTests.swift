@@ -8,12 +8,15 @@ import Testing
 @Suite struct SimulatedMeasurementTests {
     static let characteristic: [SimulatedMeasurement: String] = [
         .heartRate: "2a37", .bloodPressure: "2a35", .temperature: "2a1c", .glucose: "2a18", .pulseOximetry: "2a5f",
-        .weight: "2a9d", .cyclingSpeedCadence: "2a5b",
+        .weight: "2a9d", .cyclingSpeedCadence: "2a5b", .runningSpeedCadence: "2a53", .cyclingPower: "2a63", .bodyComposition: "2a9c",
+        .continuousGlucose: "2aa7",
     ]
 
     @Test(arguments: SimulatedMeasurement.allCases)
     func everyReadingDecodesToItsTruth(_ stream: SimulatedMeasurement) throws {
         var decoder = ObservationDecoder()
+        // The CGM Feature read on connect, before any measurement: it says whether an E2E-CRC follows.
+        _ = decoder.decode(device: "sim", characteristic: "2aa8", value: SimulatedMeasurement.cgmFeature)
         for n in UInt64(0)..<300 {
             let truth = stream.truth(number: n)
             let decoded = decoder.decode(device: "sim", characteristic: try #require(Self.characteristic[stream]), value: stream.value(number: n))
@@ -31,7 +34,8 @@ import Testing
 
     @Test func theStandardServicesAreNamedInScenarios() throws {
         for name in ["blood-pressure", "thermometer", "glucose-meter", "pulse-oximeter", "weight-scale", "cycling-speed-cadence",
-                     "device-information", "heart-rate-rr"] {
+                     "device-information", "heart-rate-rr", "running-speed-cadence", "cycling-power", "body-composition",
+                     "continuous-glucose"] {
             let service = try #require(GattProfile.service(named: name), "\(name)")
             #expect(ProfileCatalog.profile(service: service.uuid) != nil, "\(name) is a SIG service")
         }

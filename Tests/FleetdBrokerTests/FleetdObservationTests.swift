@@ -15,21 +15,23 @@ struct FleetdObservationTests {
     static let devices: [(SimulatedMeasurement, service: String, characteristic: String)] = [
         (.heartRate, "heart-rate-rr", "2a37"), (.bloodPressure, "blood-pressure", "2a35"), (.temperature, "thermometer", "2a1c"),
         (.glucose, "glucose-meter", "2a18"), (.pulseOximetry, "pulse-oximeter", "2a5f"), (.weight, "weight-scale", "2a9d"),
-        (.cyclingSpeedCadence, "cycling-speed-cadence", "2a5b"),
+        (.cyclingSpeedCadence, "cycling-speed-cadence", "2a5b"), (.runningSpeedCadence, "running-speed-cadence", "2a53"),
+        (.cyclingPower, "cycling-power", "2a63"), (.bodyComposition, "body-composition", "2a9c"),
+        (.continuousGlucose, "continuous-glucose", "2aa7"),
     ]
     static let readingsEach = 12
 
     static func id(_ i: Int) -> String { "addr-B000000000\(String(format: "%02X", i + 1))" }
 
     static var scenario: String {
-        "adapters 1\ncapacity 8\n" + devices.enumerated().map { i, d in
+        "adapters 1\ncapacity 12\n" + devices.enumerated().map { i, d in
             "device d\(i + 1) address=B0:00:00:00:00:\(String(format: "%02X", i + 1)) name=\"\(d.service)\" profile=\(d.service) "
                 + "notify-every=0.25 interval=0.2 rssi=-50"
         }.joined(separator: "\n")
     }
 
     static func configuration(_ broker: MosquittoBroker) -> String {
-        "[adapters]\ncapacity = 8\n\n" + devices.indices.map { "[device \"\(id($0))\"]\nclass = critical\n" }.joined(separator: "\n")
+        "[adapters]\ncapacity = 12\n\n" + devices.indices.map { "[device \"\(id($0))\"]\nclass = critical\n" }.joined(separator: "\n")
             + "\n[mqtt]\nhost = \(broker.host)\nport = \(broker.port)\ngateway-id = gw-obs\nkeep-alive = 5s\n"
     }
 

@@ -3,7 +3,8 @@
 /// feature characteristics say what the measurement carries.
 extension GattProfile {
     static let standardServiceNames = ["heart-rate-rr", "blood-pressure", "thermometer", "glucose-meter", "pulse-oximeter",
-                                       "weight-scale", "cycling-speed-cadence", "device-information"]
+                                       "weight-scale", "cycling-speed-cadence", "device-information", "running-speed-cadence", "cycling-power",
+                                       "body-composition", "continuous-glucose"]
 
     static let standardServices: [String: GattServiceSpec] = [
         // HRS v1.0 §3.1: Heart Rate Measurement notifies; Body Sensor Location 0x01 = chest.
@@ -41,6 +42,26 @@ extension GattProfile {
         "cycling-speed-cadence": GattServiceSpec(uuid: "1816", characteristics: [
             measurement("2a5b", .cyclingSpeedCadence, flags: ["notify"], every: .seconds(1)),
             GattCharacteristicSpec(uuid: "2a5c", flags: ["read"], value: [0x03, 0x00]),
+        ]),
+        // RSCS v1.0 §3.1: RSC Measurement notifies; Feature 0x0003: stride length and total distance.
+        "running-speed-cadence": GattServiceSpec(uuid: "1814", characteristics: [
+            measurement("2a53", .runningSpeedCadence, flags: ["notify"], every: .seconds(1)),
+            GattCharacteristicSpec(uuid: "2a54", flags: ["read"], value: [0x03, 0x00]),
+        ]),
+        // CPS v1.1 §3.2: Cycling Power Measurement notifies; Feature 0x00000000 (no optional fields).
+        "cycling-power": GattServiceSpec(uuid: "1818", characteristics: [
+            measurement("2a63", .cyclingPower, flags: ["notify"], every: .seconds(1)),
+            GattCharacteristicSpec(uuid: "2a65", flags: ["read"], value: [0x00, 0x00, 0x00, 0x00]),
+        ]),
+        // BCS v1.0 §3.2: Body Composition Measurement is indicated; Feature 0x00000000.
+        "body-composition": GattServiceSpec(uuid: "181b", characteristics: [
+            measurement("2a9c", .bodyComposition, flags: ["indicate"], every: .seconds(5)),
+            GattCharacteristicSpec(uuid: "2a9b", flags: ["read"], value: [0x00, 0x00, 0x00, 0x00]),
+        ]),
+        // CGMS v1.0.1: CGM Measurement notifies; the CGM Feature says E2E-CRC is supported, so every record carries it.
+        "continuous-glucose": GattServiceSpec(uuid: "181f", characteristics: [
+            measurement("2aa7", .continuousGlucose, flags: ["notify"], every: .seconds(1)),
+            GattCharacteristicSpec(uuid: "2aa8", flags: ["read"], value: SimulatedMeasurement.cgmFeature),
         ]),
         // DIS v1.1: UTF-8 strings, read.
         "device-information": GattServiceSpec(uuid: "180a", characteristics: [

@@ -22,6 +22,15 @@ public enum SimulatedMeasurement: String, Sendable, Hashable, CaseIterable {
     /// CSC Measurement 0x2A5B (CSCS v1.0 §3.1): cumulative wheel and crank revolutions with event times, one
     /// second apart.
     case cyclingSpeedCadence = "cycling-speed-cadence"
+    /// RSC Measurement 0x2A53 (RSCS v1.0 §3.1): speed in 1/256 m/s, cadence, stride length and total distance.
+    case runningSpeedCadence = "running-speed-cadence"
+    /// Cycling Power Measurement 0x2A63 (CPS v1.1 §3.2): flags 0, instantaneous power in W.
+    case cyclingPower = "cycling-power"
+    /// Body Composition Measurement 0x2A9C (BCS v1.0 §3.2): SI, body fat percentage in 0.1 % only.
+    case bodyComposition = "body-composition"
+    /// CGM Measurement 0x2AA7 (CGMS v1.0.1 §3.2): one record, mg/dL, time offset, E2E-CRC (the CGM Feature the
+    /// service serves says it is supported, ``cgmFeature``).
+    case continuousGlucose = "continuous-glucose"
 
     /// What reading number `n` (0-based) says, as a person reads it: each quantity's exact decimal text (the
     /// decoder's unit), its device time and record number where it has them, and the flags it sets.
@@ -52,6 +61,15 @@ public enum SimulatedMeasurement: String, Sendable, Hashable, CaseIterable {
             return MeasurementTruth(quantities: ["body-weight": Self.fraction(raw * 5, over: 1000)], deviceTime: MeasurementTruth.time(minutes: n))
         case .cyclingSpeedCadence:
             return MeasurementTruth(quantities: ["wheel-revolutions": "\(n * 4)", "crank-revolutions": "\(n * 3 / 2)"])
+        case .runningSpeedCadence:
+            return MeasurementTruth(quantities: ["running-speed": Self.fraction(512 + n % 256, over: 256), "cadence": "\(80 + n % 40)",
+                                                 "stride-length": Self.fraction(120 + n % 30, over: 100), "total-distance": Self.fraction(n * 25, over: 10)])
+        case .cyclingPower:
+            return MeasurementTruth(quantities: ["instantaneous-power": "\(150 + n % 100)"])
+        case .bodyComposition:
+            return MeasurementTruth(quantities: ["body-fat-percentage": Self.fraction(200 + n % 50, over: 10)])
+        case .continuousGlucose:
+            return MeasurementTruth(quantities: ["glucose-concentration": "\(100 + n % 80)"], record: Int64(n))
         }
     }
 
@@ -91,7 +109,40 @@ public enum SimulatedMeasurement: String, Sendable, Hashable, CaseIterable {
             let wheels = UInt32(n * 4)
             return [0x03, UInt8(wheels & 0xFF), UInt8(wheels >> 8 & 0xFF), UInt8(wheels >> 16 & 0xFF), UInt8(wheels >> 24)]
                 + Self.le16(n * 1024 & 0xFFFF) + Self.le16(n * 3 / 2 & 0xFFFF) + Self.le16(n * 1024 & 0xFFFF)
+        case .runningSpeedCadence:
+            // Flags 0x03: stride length and total distance present; bit 2 clear: walking.
+            let distance = UInt32(n * 25)
+            return [0x03] + Self.le16(512 + n % 256) + [UInt8(80 + n % 40)] + Self.le16(120 + n % 30)
+                + [UInt8(distance & 0xFF), UInt8(distance >> 8 & 0xFF), UInt8(distance >> 16 & 0xFF), UInt8(distance >> 24)]
+        case .cyclingPower:
+            // Flags 0x0000: instantaneous power (sint16) only.
+            return [0x00, 0x00] + Self.le16(150 + n % 100)
+        case .bodyComposition:
+            // Flags 0x0000: SI, no optional field; body fat uint16 in 0.1 %.
+            return [0x00, 0x00] + Self.le16(200 + n % 50)
+        case .continuousGlucose:
+            // Size 8 (6 + the E2E-CRC), flags 0, SFLOAT mg/dL exponent 0, time offset n minutes, then CRC-16/MCRF4XX
+            // over the record before it (CGMS §3.2, E2E-CRC).
+            let record = [0x08, 0x00] + Self.sfloat(100 + n % 80) + Self.le16(n & 0xFFFF)
+            return record + Self.le16(Int(Self.mcrf4xx(record)))
         }
+    }
+
+    /// The CGM Feature 0x2AA8 the continuous-glucose service serves: features bit 12 (E2E-CRC supported), type
+    /// interstitial fluid (9) at location subcutaneous tissue (5) = 0x59, and the CRC of those 4 octets (CGMS §3.3).
+    public static var cgmFeature: [UInt8] {
+        let octets: [UInt8] = [0x00, 0x10, 0x00, 0x59]
+        return octets + le16(Int(mcrf4xx(octets)))
+    }
+
+    /// CRC-16/MCRF4XX: polynomial 0x1021 reflected (0x8408), initial 0xFFFF, no final XOR — the CRC CGMS names.
+    static func mcrf4xx(_ bytes: [UInt8]) -> UInt16 {
+        var crc: UInt16 = 0xFFFF
+        for byte in bytes {
+            crc ^= UInt16(byte)
+            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0x8408 : crc >> 1 }
+        }
+        return crc
     }
 
     static func glucoseMilligramsPerDecilitre(_ n: Int) -> Int { 90 + n * 13 % 90 }
