@@ -124,9 +124,13 @@ type Event (
   # (a Watch with since or consumer). cursor: the value's place among all
   # stored values, to pass as since or to Acknowledge.
   cursor: ?int,
-  # The value's number among its device's values: 1, 2, 3... with no gap,
-  # across fleetd restarts.
+  # The value's number among its device's values: 1, 2, 3... with no gap
+  # within its epoch, across fleetd restarts.
   deviceSequence: ?int,
+  # The outbox's numbering deviceSequence belongs to: compare numbers only
+  # within one epoch (a fresh outbox, or a run that ended with the machine,
+  # starts a new one).
+  epoch: ?int,
   # The link session (connection) the value came from.
   session: ?int,
   # How the value arrived; read: read by fleetd when the link came up.
@@ -218,6 +222,8 @@ type Broker (
 type Reading (
   cursor: int,
   deviceSequence: int,
+  # See Event.epoch.
+  epoch: int,
   characteristic: string,
   delivery: (notification, indication, read),
   # Lowercase hex.

@@ -13,15 +13,19 @@ public enum ValueDelivery: String, Sendable, Equatable, Codable, CaseIterable {
 public struct StoredPlace: Sendable, Equatable {
     /// The global cursor: increases with every stored value of any device. Pass it as `since`, or acknowledge it.
     public var cursor: Int64
-    /// The value's number among its device's values: 1, 2, 3… with no gap, across fleetd restarts.
+    /// The value's number among its device's values: 1, 2, 3… with no gap within its ``epoch``.
     public var deviceSequence: Int64
+    /// The outbox's numbering `deviceSequence` belongs to: a new epoch (a fresh outbox, or a run that ended with
+    /// the machine) may number a device from where it restarted, so compare numbers only within one epoch.
+    public var epoch: Int64
     /// The link session (connection) the value came from.
     public var session: Int64
     public var delivery: ValueDelivery
 
-    public init(cursor: Int64, deviceSequence: Int64, session: Int64, delivery: ValueDelivery) {
+    public init(cursor: Int64, deviceSequence: Int64, epoch: Int64, session: Int64, delivery: ValueDelivery) {
         self.cursor = cursor
         self.deviceSequence = deviceSequence
+        self.epoch = epoch
         self.session = session
         self.delivery = delivery
     }
@@ -31,6 +35,8 @@ public struct StoredPlace: Sendable, Equatable {
 public struct StoredReadingInfo: Sendable, Equatable, Codable {
     public var cursor: Int64
     public var deviceSequence: Int64
+    /// See ``StoredPlace/epoch``.
+    public var epoch: Int64
     public var characteristic: String
     public var delivery: ValueDelivery
     public var value: [UInt8]
@@ -40,10 +46,11 @@ public struct StoredReadingInfo: Sendable, Equatable, Codable {
     /// What the value's profile decoder made of it, for a standard characteristic (decoded when read out).
     public var decoded: DecodedValue?
 
-    public init(cursor: Int64, deviceSequence: Int64, characteristic: String, delivery: ValueDelivery, value: [UInt8], time: Date, session: Int64,
-                decoded: DecodedValue? = nil) {
+    public init(cursor: Int64, deviceSequence: Int64, epoch: Int64, characteristic: String, delivery: ValueDelivery, value: [UInt8], time: Date,
+                session: Int64, decoded: DecodedValue? = nil) {
         self.cursor = cursor
         self.deviceSequence = deviceSequence
+        self.epoch = epoch
         self.characteristic = characteristic
         self.delivery = delivery
         self.value = value
@@ -52,12 +59,13 @@ public struct StoredReadingInfo: Sendable, Equatable, Codable {
         self.decoded = decoded
     }
 
-    private enum CodingKeys: String, CodingKey { case cursor, deviceSequence, characteristic, delivery, value, time, session, observations, decodeError }
+    private enum CodingKeys: String, CodingKey { case cursor, deviceSequence, epoch, characteristic, delivery, value, time, session, observations, decodeError }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         cursor = try container.decode(Int64.self, forKey: .cursor)
         deviceSequence = try container.decode(Int64.self, forKey: .deviceSequence)
+        epoch = try container.decode(Int64.self, forKey: .epoch)
         characteristic = try container.decode(String.self, forKey: .characteristic)
         delivery = try container.decode(ValueDelivery.self, forKey: .delivery)
         value = try container.decodeHex(forKey: .value)
@@ -70,6 +78,7 @@ public struct StoredReadingInfo: Sendable, Equatable, Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(cursor, forKey: .cursor)
         try container.encode(deviceSequence, forKey: .deviceSequence)
+        try container.encode(epoch, forKey: .epoch)
         try container.encode(characteristic, forKey: .characteristic)
         try container.encode(delivery, forKey: .delivery)
         try container.encode(HexBytes.encode(value), forKey: .value)

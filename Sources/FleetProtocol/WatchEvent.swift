@@ -44,7 +44,7 @@ public struct WatchEvent: Sendable, Equatable {
 
 // The wire form is the interface's flat Event record: `kind` names the case, and only that case's members are sent.
 extension WatchEvent: Codable {
-    private enum CodingKeys: String, CodingKey { case sequence, time, device, kind, state, characteristic, value, text, cursor, deviceSequence, session, delivery, observations, decodeError }
+    private enum CodingKeys: String, CodingKey { case sequence, time, device, kind, state, characteristic, value, text, cursor, deviceSequence, epoch, session, delivery, observations, decodeError }
     private enum KindName: String, Codable { case lifecycle, disconnected, reconnected, notification }
 
     private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
@@ -69,6 +69,7 @@ extension WatchEvent: Codable {
         }
         if let cursor = try container.decodeIfPresent(Int64.self, forKey: .cursor) {
             stored = StoredPlace(cursor: cursor, deviceSequence: try container.decode(Int64.self, forKey: .deviceSequence),
+                                 epoch: try container.decode(Int64.self, forKey: .epoch),
                                  session: try container.decode(Int64.self, forKey: .session),
                                  delivery: try container.decode(ValueDelivery.self, forKey: .delivery))
         } else {
@@ -97,6 +98,7 @@ extension WatchEvent: Codable {
         if let stored {
             try container.encode(stored.cursor, forKey: .cursor)
             try container.encode(stored.deviceSequence, forKey: .deviceSequence)
+            try container.encode(stored.epoch, forKey: .epoch)
             try container.encode(stored.session, forKey: .session)
             try container.encode(stored.delivery, forKey: .delivery)
         }

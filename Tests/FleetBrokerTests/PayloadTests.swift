@@ -17,12 +17,12 @@ import Testing
     }
 
     let reading = BrokerReading(cursor: 1042, device: "mfr-0059-0a1b2c", characteristic: "00002a37-0000-1000-8000-00805f9b34fb",
-                                sequence: 42, kind: .indication, monotonicNanoseconds: 5_123_456_789,
+                                sequence: 42, epoch: 4711, kind: .indication, monotonicNanoseconds: 5_123_456_789,
                                 wallTime: Date(timeIntervalSince1970: 1_740_830_400.1237), session: 3, value: [0x06, 0x48, 0xff])
 
     @Test func readingPayloadCarriesEveryDocumentedMember() throws {
         let text = String(decoding: reading.jsonPayload, as: UTF8.self)
-        #expect(text == #"{"device":"mfr-0059-0a1b2c","characteristic":"00002a37-0000-1000-8000-00805f9b34fb","seq":42,"cursor":1042,"kind":"indication","monotonicNs":5123456789,"wallTime":"2025-03-01T12:00:00.123Z","session":3,"value":"0648ff"}"#)
+        #expect(text == #"{"device":"mfr-0059-0a1b2c","characteristic":"00002a37-0000-1000-8000-00805f9b34fb","seq":42,"epoch":4711,"cursor":1042,"kind":"indication","monotonicNs":5123456789,"wallTime":"2025-03-01T12:00:00.123Z","session":3,"value":"0648ff"}"#)
         var withoutClock = reading
         withoutClock.monotonicNanoseconds = nil
         withoutClock.value = []

@@ -118,13 +118,13 @@ import Testing
     @Test func aStoredWatchEventAndAReadingsPageSurviveTheWire() throws {
         let time = Date(timeIntervalSince1970: 1_700_000_000.25)
         let event = WatchEvent(sequence: 7, time: time, device: "d", kind: .notification(characteristic: "2a37", value: [1, 2]), text: "t",
-                               stored: StoredPlace(cursor: 7, deviceSequence: 3, session: 2, delivery: .indication))
+                               stored: StoredPlace(cursor: 7, deviceSequence: 3, epoch: 4_503_599_627_370_497, session: 2, delivery: .indication))
         let decoded = try JSONDecoder().decode(WatchEvent.self, from: try JSONEncoder().encode(event))
         #expect(decoded == event)
         let live = WatchEvent(sequence: 1, time: time, device: "d", kind: .reconnected, text: "t")
         let liveJSON = String(decoding: try JSONEncoder().encode(live), as: UTF8.self)
         #expect(!liveJSON.contains("cursor") && !liveJSON.contains("deviceSequence"), "a live event carries no stored place: \(liveJSON)")
-        let page = ReadingsPage(device: "d", readings: [StoredReadingInfo(cursor: 9, deviceSequence: 4, characteristic: "2a37", delivery: .read,
+        let page = ReadingsPage(device: "d", readings: [StoredReadingInfo(cursor: 9, deviceSequence: 4, epoch: 77, characteristic: "2a37", delivery: .read,
                                                                          value: [0xff], time: time, session: 1)],
                                 next: 12, lost: LostReadings(firstCursor: 1, lastCursor: 5))
         #expect(try JSONDecoder().decode(ReadingsPage.self, from: try JSONEncoder().encode(page)) == page)

@@ -66,6 +66,7 @@ struct OutboxFullDiskTests {
             case .writeResumed: return "resumed"
             case .memoryOverflow: return "overflow"
             case .retentionDropped: return "retention"
+            case .epochChanged: return "epoch"
             }
         }
         #expect(kinds.first == "failed:full")

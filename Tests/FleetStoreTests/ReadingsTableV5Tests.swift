@@ -43,6 +43,12 @@ struct ReadingsTableV5Tests {
         #expect(try database.scalar("SELECT count(*) FROM readings") == .integer(3))
     }
 
+    /// The writer's insert as versions 4 and 5 knew it (version 6 added `epoch`).
+    static let insertBeforeEpochSQL = """
+        INSERT INTO readings (device, seq, characteristic, kind, value, mono_ns, wall_ns, session)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+        """
+
     @Test("a version 4 file keeps every reading with its id, and the counter past readings already dropped")
     func migratedFromVersion4() throws {
         let v4 = Array(StoreSchema.migrations.prefix { $0.version <= 4 })
@@ -50,7 +56,7 @@ struct ReadingsTableV5Tests {
         do {
             let old = try StoreSchema.open(path: fixture.path, migrations: v4)
             #expect(try old.userVersion == 4)
-            #expect(try opcodes(old, OutboxWriter.insertSQL).contains("OpenEphemeral"), "version 4's check is the IN list")
+            #expect(try opcodes(old, Self.insertBeforeEpochSQL).contains("OpenEphemeral"), "version 4's check is the IN list")
             for (seq, kind) in ["notification", "indication", "read", "notification"].enumerated() { try insert(old, kind: kind, seq: seq + 1) }
             // Retention dropped the newest (as consumers took it): the counter stays at 4 while the largest id is 3.
             try old.execute("DELETE FROM readings WHERE id = 4")
@@ -58,7 +64,7 @@ struct ReadingsTableV5Tests {
             before = try old.prepare("SELECT * FROM readings ORDER BY id").rows { row in (0..<9).map { row.text(at: Int32($0)) } }
         }
 
-        let database = try StoreSchema.open(path: fixture.path)
+        let database = try StoreSchema.open(path: fixture.path, migrations: Array(StoreSchema.migrations.prefix(5)))
         #expect(try database.userVersion == 5)
         let after = try database.prepare("SELECT * FROM readings ORDER BY id").rows { row in (0..<9).map { row.text(at: Int32($0)) } }
         #expect(after == before)
@@ -67,7 +73,7 @@ struct ReadingsTableV5Tests {
         #expect(try database.scalar("SELECT count(*) FROM sqlite_sequence WHERE name = 'readings_v5'") == .integer(0))
         try insert(database, kind: "read", seq: 5)
         #expect(try database.scalar("SELECT max(id) FROM readings") == .integer(5), "an id is never given out twice")
-        #expect(!(try opcodes(database, OutboxWriter.insertSQL).contains("OpenEphemeral")))
+        #expect(!(try opcodes(database, Self.insertBeforeEpochSQL).contains("OpenEphemeral")))
     }
 
     @Test("an emptied version 4 outbox keeps its counter too")

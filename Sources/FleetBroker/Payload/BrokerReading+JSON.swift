@@ -5,7 +5,7 @@ extension BrokerReading {
     /// The published JSON, one compact object (members in this order; `monotonicNs` only when known):
     ///
     /// ```json
-    /// {"device":"mfr-0059-0a1b2c","characteristic":"00002a37-0000-1000-8000-00805f9b34fb","seq":42,"cursor":1042,
+    /// {"device":"mfr-0059-0a1b2c","characteristic":"00002a37-0000-1000-8000-00805f9b34fb","seq":42,"epoch":4711,"cursor":1042,
     ///  "kind":"notification","monotonicNs":5123456789,"wallTime":"2025-03-01T12:00:00.123Z","session":3,"value":"0648",
     ///  "observation":{"profile":"heart-rate","characteristic":"2A37",…,"summary":"72 bpm"}}
     /// ```
@@ -19,6 +19,7 @@ extension BrokerReading {
         json.member("device", string: device)
         json.member("characteristic", string: characteristic)
         json.member("seq", integer: sequence)
+        json.member("epoch", integer: epoch)
         json.member("cursor", integer: cursor)
         json.member("kind", string: kind.rawValue)
         if let monotonicNanoseconds { json.member("monotonicNs", unsigned: monotonicNanoseconds) }

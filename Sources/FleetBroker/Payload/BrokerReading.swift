@@ -24,8 +24,11 @@ public struct BrokerReading: Sendable, Hashable {
     public var device: String
     /// The characteristic's UUID as text (a topic level).
     public var characteristic: String
-    /// Per-device sequence number, no gaps.
+    /// Per-device sequence number, no gaps within one ``epoch``.
     public var sequence: Int64
+    /// The outbox's numbering `sequence` belongs to (a fresh outbox, or a run that ended with the machine, starts
+    /// a new one): a consumer compares `seq` only within one epoch.
+    public var epoch: Int64
     public var kind: Kind
     /// Monotonic arrival time (CLOCK_MONOTONIC / BOOTTIME since the gateway booted), when known: orders
     /// readings of one gateway boot exactly, immune to wall-clock steps.
@@ -40,12 +43,13 @@ public struct BrokerReading: Sendable, Hashable {
     /// nil for a characteristic fleetd does not decode, or a device configured `profile = none`.
     public var decoded: DecodedValue?
 
-    public init(cursor: Int64, device: String, characteristic: String, sequence: Int64, kind: Kind = .notification,
+    public init(cursor: Int64, device: String, characteristic: String, sequence: Int64, epoch: Int64 = 1, kind: Kind = .notification,
                 monotonicNanoseconds: UInt64? = nil, wallTime: Date, session: Int64, value: [UInt8], decoded: DecodedValue? = nil) {
         self.cursor = cursor
         self.device = device
         self.characteristic = characteristic
         self.sequence = sequence
+        self.epoch = epoch
         self.kind = kind
         self.monotonicNanoseconds = monotonicNanoseconds
         self.wallTime = wallTime

@@ -71,7 +71,7 @@ final class OutboxReadingSource: ReadingSource {
 
     static func brokerReading(_ stored: StoredReading) -> BrokerReading {
         let reading = stored.reading
-        return BrokerReading(cursor: stored.id, device: reading.device, characteristic: reading.characteristic, sequence: stored.seq,
+        return BrokerReading(cursor: stored.id, device: reading.device, characteristic: reading.characteristic, sequence: stored.seq, epoch: stored.epoch,
                              kind: BrokerReading.Kind(rawValue: reading.kind.rawValue) ?? .notification,
                              monotonicNanoseconds: reading.monotonicNanoseconds >= 0 ? UInt64(reading.monotonicNanoseconds) : nil,
                              wallTime: Date(timeIntervalSince1970: Double(reading.wallNanoseconds) / 1e9),

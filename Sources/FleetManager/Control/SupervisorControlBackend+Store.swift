@@ -104,7 +104,7 @@ private final class StoredEventSource: @unchecked Sendable {
 
 extension StoredReadingInfo {
     init(_ stored: StoredReading, decoded: DecodedValue?) {
-        self.init(cursor: stored.id, deviceSequence: stored.seq, characteristic: stored.reading.characteristic,
+        self.init(cursor: stored.id, deviceSequence: stored.seq, epoch: stored.epoch, characteristic: stored.reading.characteristic,
                   delivery: ValueDelivery(stored.reading.kind), value: stored.reading.value,
                   time: Date(timeIntervalSince1970: Double(stored.reading.wallNanoseconds) / 1e9), session: stored.reading.session,
                   decoded: decoded)
@@ -128,7 +128,7 @@ extension WatchEvent {
         self.init(sequence: Int(stored.id), time: Date(timeIntervalSince1970: Double(reading.wallNanoseconds) / 1e9), device: reading.device,
                   kind: .notification(characteristic: reading.characteristic, value: reading.value),
                   text: "\(reading.kind.rawValue) #\(stored.seq) of \(reading.characteristic)",
-                  stored: StoredPlace(cursor: stored.id, deviceSequence: stored.seq, session: reading.session, delivery: ValueDelivery(reading.kind)),
+                  stored: StoredPlace(cursor: stored.id, deviceSequence: stored.seq, epoch: stored.epoch, session: reading.session, delivery: ValueDelivery(reading.kind)),
                   decoded: decoded)
     }
 }

@@ -72,6 +72,10 @@ public final class ReadingRecorder: Sendable {
         case .memoryOverflow(let dropped, let pending):
             logger.warning("outbox memory limit reached: \(dropped) reading(s) discarded, \(pending) pending",
                            metadata: ["reason": "outbox-overflow"])
+        case .epochChanged(let from, let to, let reason):
+            // Consumers that follow docs/mqtt.md start a new seq count per device at the new epoch.
+            logger.warning("outbox epoch \(to) replaces \(from) (\(reason.rawValue)): the last run ended with the machine, so commits it made may be lost; per-device seq numbers continue from what survived, in the new epoch",
+                           metadata: ["reason": "outbox-epoch-changed", "epoch": "\(to)"])
         }
     }
 

@@ -30,6 +30,9 @@ extension Outbox {
         public var busyTimeout: Duration = .seconds(5)
         /// Runs `PRAGMA quick_check` on open.
         public var verifyOnOpen = false
+        /// This boot's identity (``OutboxEpoch/currentBoot()``): with the `running` mark it tells a run that ended
+        /// with the machine from a crash of fleetd alone. Tests pass their own.
+        public var boot: Int64? = OutboxEpoch.currentBoot()
         /// Called on the outbox's writer thread, outside its lock: keep it short (log, count).
         public var onNotice: (@Sendable (OutboxNotice) -> Void)?
 
@@ -68,4 +71,6 @@ public enum OutboxNotice: Sendable, Equatable {
     case retentionDropped(readings: Int, bytes: Int, throughID: Int64, consumersBehind: [String])
     /// Pending readings beyond `memoryLimit` were discarded (`dropped` since the last notice).
     case memoryOverflow(dropped: Int, pending: Int)
+    /// The open started a new epoch (reported on the opening thread): consumers start a new `seq` count.
+    case epochChanged(from: Int64, to: Int64, reason: OutboxEpoch.Change)
 }

@@ -16,6 +16,8 @@ public final class Outbox: Sendable {
     let core: OutboxCore
     let reader: OutboxReader
     private let writerThread: JoinableThread
+    /// The epoch this run numbers readings in (``OutboxEpoch``); published with every reading.
+    public let epoch: OutboxEpoch
 
     /// Opens (creating and migrating) the store file at `path` and starts the writer thread.
     public init(path: String, configuration: Configuration = Configuration()) throws(StoreOpenError) {
@@ -26,16 +28,36 @@ public final class Outbox: Sendable {
         let writer: OutboxWriter
         do {
             recovered = try OutboxReader.recover(database)
+            epoch = OutboxEpoch.decide(marks: recovered.marks, currentBoot: configuration.boot ?? recovered.marks.boot ?? 0,
+                                       storedBefore: recovered.lastID > 0, draw: OutboxEpoch.random)
+            try Self.mark(database, epoch: epoch.current, boot: configuration.boot ?? recovered.marks.boot ?? 0)
             core = OutboxCore(path: path, configuration: configuration, recovered: recovered)
-            writer = try OutboxWriter(core: core, database: database, recovered: recovered)
+            writer = try OutboxWriter(core: core, database: database, recovered: recovered, epoch: epoch.current)
         } catch {
             throw StoreSchema.classify(error, path: path)
+        }
+        if let change = epoch.change, change != .newFile {
+            configuration.onNotice?(.epochChanged(from: recovered.marks.epoch, to: epoch.current, reason: change))
         }
         reader = try OutboxReader(path: path, core: core, busyTimeout: configuration.busyTimeout)
         writerThread = JoinableThread(name: "outbox-writer") { writer.run() }
     }
 
     deinit { close() }
+
+    /// Records this run in the file before any reading is numbered: its epoch, its boot, and that it is running
+    /// (a clean close sets `running` back to 0; see ``OutboxWriter/markClosedCleanly()``).
+    private static func mark(_ database: SQLiteDatabase, epoch: Int64, boot: Int64) throws(SQLiteError) {
+        let save = try database.prepare("""
+            INSERT INTO outbox_marks (name, value) VALUES (?1, ?2)
+            ON CONFLICT (name) DO UPDATE SET value = excluded.value
+            """)
+        try database.transaction(.immediate) { () throws(SQLiteError) in
+            try save.run([.text("epoch"), .integer(epoch)])
+            try save.run([.text("boot"), .integer(boot)])
+            try save.run([.text("running"), .integer(1)])
+        }
+    }
 
     /// Queues a reading for the next batch. Never blocks on I/O. After `close`, the reading is discarded and
     /// counted in `droppedInMemory`.

@@ -98,4 +98,6 @@ struct OutboxRecovery {
     /// Devices whose number came from a reading after that mark: their `sequences` row is behind.
     var unsavedDevices: Set<String> = []
     var consumers: [String: Int64] = [:]
+    /// The epoch marks (migration 6).
+    var marks = OutboxEpoch.Marks(epoch: 0, boot: nil, running: false)
 }

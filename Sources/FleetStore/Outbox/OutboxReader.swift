@@ -29,7 +29,12 @@ final class OutboxReader: Sendable {
         }
     }
 
-    static let columns = "SELECT id, device, seq, characteristic, kind, value, mono_ns, wall_ns, session FROM readings"
+    /// A row stored before migration 6 has epoch 0: it was numbered in the file's first epoch. The subquery does
+    /// not depend on the row, so SQLite evaluates it once per statement.
+    static let columns = """
+        SELECT id, device, seq, characteristic, kind, value, mono_ns, wall_ns, session,
+        CASE epoch WHEN 0 THEN (SELECT value FROM outbox_marks WHERE name = 'first_epoch') ELSE epoch END FROM readings
+        """
 
     init(path: String, core: OutboxCore, busyTimeout: Duration) throws(StoreOpenError) {
         self.core = core
@@ -76,6 +81,14 @@ final class OutboxReader: Sendable {
             where seq > recovered.sequences[device] ?? 0 {
                 recovered.sequences[device] = seq
                 recovered.unsavedDevices.insert(device)
+            }
+            for (name, value) in try database.prepare("SELECT name, value FROM outbox_marks WHERE name IN ('epoch', 'boot', 'running')")
+                .rows([], { s throws(SQLiteError) in (s.text(at: 0), s.int64(at: 1)) }) {
+                switch name {
+                case "epoch": recovered.marks.epoch = value
+                case "boot": recovered.marks.boot = value
+                default: recovered.marks.running = value != 0
+                }
             }
             for (name, cursor) in try database.prepare("SELECT name, cursor FROM consumers").rows([], { s throws(SQLiteError) in (s.text(at: 0), s.int64(at: 1)) }) {
                 recovered.consumers[name] = cursor
@@ -137,7 +150,7 @@ final class OutboxReader: Sendable {
         guard let readingKind = ReadingKind(rawValue: kind) else {
             throw SQLiteError(code: 11, message: "reading \(s.int64(at: 0)) has unknown kind \(kind)", operation: "read")
         }
-        return StoredReading(id: s.int64(at: 0), seq: s.int64(at: 2), reading: Reading(
+        return StoredReading(id: s.int64(at: 0), seq: s.int64(at: 2), epoch: s.int64(at: 9), reading: Reading(
             device: s.text(at: 1), characteristic: s.text(at: 3), kind: readingKind, value: s.blob(at: 5),
             monotonicNanoseconds: s.int64(at: 6), wallNanoseconds: s.int64(at: 7), session: s.int64(at: 8)))
     }

@@ -25,10 +25,13 @@ final class OutboxWriter: @unchecked Sendable {
     private var lowWater: Int64
     private var nextAgeCheck: Int64
     private var reportedOverflow: UInt64 = 0
+    /// The epoch this run numbers readings in.
+    private let epoch: Int64
     private var configuration: Outbox.Configuration { core.configuration }
 
-    init(core: OutboxCore, database: SQLiteDatabase, recovered: OutboxRecovery) throws(SQLiteError) {
+    init(core: OutboxCore, database: SQLiteDatabase, recovered: OutboxRecovery, epoch: Int64) throws(SQLiteError) {
         self.core = core
+        self.epoch = epoch
         self.database = database
         insert = try database.prepare(Self.insertSQL, persistent: true)
         saveSequence = try database.prepare("""
@@ -62,8 +65,8 @@ final class OutboxWriter: @unchecked Sendable {
 
     /// One reading: run for every reading stored, so its program is held to no temporary B-tree (schema version 5).
     static let insertSQL = """
-        INSERT INTO readings (device, seq, characteristic, kind, value, mono_ns, wall_ns, session)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+        INSERT INTO readings (device, seq, characteristic, kind, value, mono_ns, wall_ns, session, epoch)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
         """
 
     /// The SQL form of `Reading.storedBytes`.
@@ -110,6 +113,8 @@ final class OutboxWriter: @unchecked Sendable {
         }
         report(&notices)
         finish(&ended)
+        let clean = core.lock.withLock { core.closing && core.unresolved == 0 }
+        if clean { markClosedCleanly() }
         core.lock.withLock {
             core.writerFinished = true
             ended = Array(core.subscribers.values)
@@ -118,6 +123,16 @@ final class OutboxWriter: @unchecked Sendable {
             core.lock.broadcast()
         }
         finish(&ended)
+    }
+
+    /// The last write of a clean close: the next open knows this run lost nothing (``OutboxEpoch``). A failure
+    /// leaves the mark set, which only costs a new epoch if the machine also reboots before the next open.
+    private func markClosedCleanly() {
+        do throws(SQLiteError) {
+            try database.execute("UPDATE outbox_marks SET value = 0 WHERE name = 'running'")
+        } catch {
+            configuration.onNotice?(.writeFailed(error, pending: 0, retryIn: .zero))
+        }
     }
 
     /// Ends streams outside the lock: `finish` runs the stream's `onTermination` at once, and that takes the
@@ -209,6 +224,7 @@ final class OutboxWriter: @unchecked Sendable {
                                 try insert.bind(reading.monotonicNanoseconds, at: 6)
                                 try insert.bind(reading.wallNanoseconds, at: 7)
                                 try insert.bind(reading.session, at: 8)
+                                try insert.bind(epoch, at: 9)
                                 defer { insert.reset() }
                                 _ = try insert.step()
                             }
@@ -216,7 +232,7 @@ final class OutboxWriter: @unchecked Sendable {
                     }
                 }
                 batchSequences[reading.device] = seq
-                stored.append(StoredReading(id: database.lastInsertRowID, seq: seq, reading: reading))
+                stored.append(StoredReading(id: database.lastInsertRowID, seq: seq, epoch: epoch, reading: reading))
                 addedBytes += reading.storedBytes
             }
             for (name, cursor) in work.consumerChanges {

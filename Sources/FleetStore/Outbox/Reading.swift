@@ -41,11 +41,14 @@ public struct StoredReading: Sendable, Equatable {
     public var id: Int64
     /// The per-device sequence number: 1, 2, 3… with no gap, across restarts.
     public var seq: Int64
+    /// The numbering `seq` belongs to (``OutboxEpoch``): compare two readings' `seq` only when their epochs match.
+    public var epoch: Int64
     public var reading: Reading
 
-    public init(id: Int64, seq: Int64, reading: Reading) {
+    public init(id: Int64, seq: Int64, epoch: Int64, reading: Reading) {
         self.id = id
         self.seq = seq
+        self.epoch = epoch
         self.reading = reading
     }
 

@@ -3,7 +3,10 @@ extension SQLiteDatabase {
     /// `PRAGMA synchronous`: how often SQLite waits for the disk. Per connection. docs/state-store.md says what a
     /// crash and a power loss can cost at each setting in WAL mode.
     public enum Synchronous: String, Sendable, CaseIterable {
-        /// Never fsyncs: a power loss (or OS crash) can lose transactions and, in WAL mode, not corrupt the file.
+        /// Never fsyncs, not even at checkpoints: a power loss (or OS crash) can lose committed transactions and,
+        /// because a checkpoint may then write database pages before the WAL frames they come from reach the disk,
+        /// corrupt the file, WAL mode or not (sqlite.org/pragma.html#pragma_synchronous). A crash of the process
+        /// alone loses nothing.
         case off = "OFF"
         /// WAL mode: fsyncs only at checkpoints. A commit survives a process crash; a power loss can roll back
         /// the commits since the last checkpoint (the file stays consistent).
@@ -12,6 +15,26 @@ extension SQLiteDatabase {
         case full = "FULL"
         /// As `full`, and also fsyncs the directory after creating the WAL.
         case extra = "EXTRA"
+
+        /// What a power loss or kernel crash can cost at this setting in WAL mode (a crash of the process alone
+        /// costs nothing committed at any setting). docs/state-store.md has the same table.
+        public var powerLossCost: PowerLossCost {
+            switch self {
+            case .off: .committedTransactionsOrTheFile
+            case .normal: .commitsSinceLastSync
+            case .full, .extra: .nothingCommitted
+            }
+        }
+    }
+
+    /// What a power loss can take back (``Synchronous/powerLossCost``).
+    public enum PowerLossCost: String, Sendable {
+        /// Nothing committed, if the storage honours flushes.
+        case nothingCommitted = "nothing committed (if the storage honours flushes)"
+        /// The commits since the WAL was last synced roll back; the file stays consistent.
+        case commitsSinceLastSync = "the commits since the last checkpoint roll back; the file stays consistent"
+        /// Committed transactions, and the file can be corrupted.
+        case committedTransactionsOrTheFile = "committed transactions, and the file can be corrupted"
     }
 
     /// The value of `PRAGMA name`, nil when it returns no row.

@@ -156,6 +156,17 @@ public enum StoreSchema {
             "DROP TABLE readings",
             "ALTER TABLE readings_v5 RENAME TO readings",
         ]),
+        // The outbox's epoch (issue 41): a random number that names one numbering of the per-device `seq`. A fresh
+        // file (the old one moved aside or deleted) starts a new epoch, and so does an open after a run that ended
+        // with the machine (power loss, kernel crash), when storage may have lost commits; each reading keeps the
+        // epoch it was numbered in, so a consumer compares `seq` only within one epoch (docs/mqtt.md). ADD COLUMN
+        // with a constant default rewrites nothing: rows stored before read as 0, which means `first_epoch`.
+        // `boot` and `running` record which boot last opened the file and whether that run closed it cleanly.
+        Migration(version: 6, statements: [
+            "ALTER TABLE readings ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0",
+            "INSERT INTO outbox_marks (name, value) VALUES ('epoch', 1 + abs(random() % 9007199254740990))",
+            "INSERT INTO outbox_marks (name, value) SELECT 'first_epoch', value FROM outbox_marks WHERE name = 'epoch'",
+        ]),
     ]
 
     /// The version this build writes and understands.

@@ -1,0 +1,161 @@
+@testable import FleetStore
+import FleetTestKit
+import Foundation
+import Testing
+
+/// The consumer rule docs/mqtt.md gives ("Duplicates and gaps"), as a consumer following it would write it: the
+/// highest `seq` per device and epoch; a `seq` at or below it is a duplicate and dropped.
+private struct DocumentedConsumer {
+    private var highest: [String: [Int64: Int64]] = [:]
+    private(set) var processed: [String] = []
+    private(set) var dropped: [String] = []
+
+    mutating func offer(_ stored: StoredReading) {
+        let label = String(decoding: stored.reading.value, as: UTF8.self)
+        if let top = highest[stored.device]?[stored.epoch], stored.seq <= top {
+            dropped.append(label)
+            return
+        }
+        highest[stored.device, default: [:]][stored.epoch] = stored.seq
+        processed.append(label)
+    }
+}
+
+@Suite("Outbox epochs (issue 41, point 1)", .serialized)
+struct OutboxEpochTests {
+    private func configuration(boot: Int64, notices: NoticeLog? = nil) -> Outbox.Configuration {
+        var configuration = Outbox.Configuration()
+        configuration.commitDelay = .milliseconds(5)
+        configuration.boot = boot
+        if let notices { configuration.onNotice = { notice in notices.record(notice) } }
+        return configuration
+    }
+
+    private func store(_ outbox: Outbox, _ device: String, _ range: Range<Int>) async throws {
+        for n in range { outbox.append(sampleReading(device, n)) }
+        try await outbox.flush()
+    }
+
+    /// Before the epoch, a fresh outbox numbered from 1 again and a consumer following the docs dropped every new
+    /// reading as a duplicate of one it had seen (the 3 below: "a#10", "a#11", "a#12").
+    @Test("after the outbox is moved aside, the fresh one has a new epoch and the documented consumer drops nothing")
+    func movedAside() async throws {
+        let fixture = try StoreFixture()
+        var consumer = DocumentedConsumer()
+        let first = try Outbox(path: fixture.path, configuration: configuration(boot: 1))
+        try await store(first, "a", 0..<5)
+        let old = try allStored(first)
+        old.forEach { consumer.offer($0) }
+        let oldEpoch = first.epoch.current
+        first.close()
+        _ = try StoreFile.moveAside(fixture.path, label: "unusable")
+
+        let fresh = try Outbox(path: fixture.path, configuration: configuration(boot: 1))
+        defer { fresh.close() }
+        #expect(fresh.epoch.change == .newFile)
+        try await store(fresh, "a", 10..<13)
+        let new = try allStored(fresh)
+        new.forEach { consumer.offer($0) }
+        #expect(new.map(\.seq) == [1, 2, 3], "a fresh file numbers from 1")
+        #expect(Set(new.map(\.epoch)) == [fresh.epoch.current])
+        #expect(fresh.epoch.current != oldEpoch)
+        #expect((1...OutboxEpoch.largest).contains(fresh.epoch.current))
+        #expect(consumer.dropped.isEmpty, "dropped \(consumer.dropped)")
+        #expect(consumer.processed == ["a#0", "a#1", "a#2", "a#3", "a#4", "a#10", "a#11", "a#12"])
+    }
+
+    /// A run that ended with the machine leaves `running` = 1 behind; SIGKILL does the same within one boot.
+    private func leaveAsCrashed(_ path: String) throws {
+        try SQLiteDatabase(path: path).execute("UPDATE outbox_marks SET value = 1 WHERE name = 'running'")
+    }
+
+    @Test("a run that did not close the outbox and a reboot since start a new epoch; a crash within one boot and a clean close do not")
+    func acrossBoots() async throws {
+        let fixture = try StoreFixture()
+        let notices = NoticeLog()
+        var outbox = try Outbox(path: fixture.path, configuration: configuration(boot: 100))
+        try await store(outbox, "a", 0..<3)
+        let e1 = outbox.epoch.current
+        outbox.close()
+
+        // Clean close, then a reboot: nothing was lost, the numbering continues.
+        outbox = try Outbox(path: fixture.path, configuration: configuration(boot: 200))
+        #expect(outbox.epoch == OutboxEpoch(current: e1, change: nil))
+        try await store(outbox, "a", 3..<4)
+        outbox.close()
+
+        // fleetd killed, started again in the same boot: WAL keeps every commit, same epoch.
+        try leaveAsCrashed(fixture.path)
+        outbox = try Outbox(path: fixture.path, configuration: configuration(boot: 200))
+        #expect(outbox.epoch == OutboxEpoch(current: e1, change: nil))
+        outbox.close()
+
+        // Killed with the machine: the next open is in another boot.
+        try leaveAsCrashed(fixture.path)
+        outbox = try Outbox(path: fixture.path, configuration: configuration(boot: 300, notices: notices))
+        defer { outbox.close() }
+        let e2 = outbox.epoch.current
+        #expect(outbox.epoch.change == .uncleanShutdownAcrossBoot)
+        #expect(e2 != e1)
+        #expect(notices.all == [.epochChanged(from: e1, to: e2, reason: .uncleanShutdownAcrossBoot)])
+        try await store(outbox, "a", 4..<6)
+        let stored = try allStored(outbox)
+        // Numbers continue from what survived; each reading keeps the epoch it was numbered in.
+        #expect(stored.map(\.seq) == [1, 2, 3, 4, 5, 6])
+        #expect(stored.map(\.epoch) == [e1, e1, e1, e1, e2, e2])
+    }
+
+    @Test("readings stored by a version 5 fleetd read back in the file's first epoch")
+    func migratedRows() async throws {
+        let fixture = try StoreFixture()
+        let v5 = try StoreSchema.open(path: fixture.path, migrations: Array(StoreSchema.migrations.prefix(5)))
+        try v5.execute("""
+            INSERT INTO readings (device, seq, characteristic, kind, value, mono_ns, wall_ns, session)
+            VALUES ('a', 1, '00002a19-0000-1000-8000-00805f9b34fb', 'notification', x'64', 1, 1, 1)
+            """)
+        try v5.execute("INSERT INTO sequences (device, last_seq) VALUES ('a', 1)")
+        let outbox = try Outbox(path: fixture.path, configuration: configuration(boot: 1))
+        defer { outbox.close() }
+        #expect(outbox.epoch.change == nil, "a file with readings is not new")
+        try await store(outbox, "a", 0..<1)
+        let stored = try allStored(outbox)
+        #expect(stored.map(\.seq) == [1, 2])
+        #expect(stored.map(\.epoch) == [outbox.epoch.current, outbox.epoch.current])
+        #expect(outbox.epoch.current >= 1)
+    }
+
+    @Test("the decision: only running + another boot draws; the draw never repeats the old epoch")
+    func decide() {
+        var draws: [Int64] = [7, 7, 9]
+        let draw = { draws.removeFirst() }
+        let marks = OutboxEpoch.Marks(epoch: 7, boot: 1, running: true)
+        #expect(OutboxEpoch.decide(marks: marks, currentBoot: 2, storedBefore: true, draw: draw) == OutboxEpoch(current: 9, change: .uncleanShutdownAcrossBoot))
+        #expect(OutboxEpoch.decide(marks: marks, currentBoot: 1, storedBefore: true, draw: { 3 }) == OutboxEpoch(current: 7, change: nil))
+        let closed = OutboxEpoch.Marks(epoch: 7, boot: 1, running: false)
+        #expect(OutboxEpoch.decide(marks: closed, currentBoot: 2, storedBefore: true, draw: { 3 }) == OutboxEpoch(current: 7, change: nil))
+        let never = OutboxEpoch.Marks(epoch: 7, boot: nil, running: false)
+        #expect(OutboxEpoch.decide(marks: never, currentBoot: 2, storedBefore: false, draw: { 3 }) == OutboxEpoch(current: 7, change: .newFile))
+    }
+
+    @Test("a boot id's first 64 bits, and this machine's is readable")
+    func bootNumber() {
+        #expect(OutboxEpoch.bootNumber("0123abcd-ef01-2345-6789-abcdef012345\n") == 0x0123_abcd_ef01_2345)
+        #expect(OutboxEpoch.bootNumber("fedcba98-7654-3210-0000-000000000000") == Int64(bitPattern: 0xfedc_ba98_7654_3210))
+        #expect(OutboxEpoch.bootNumber("short") == nil)
+        #expect(OutboxEpoch.currentBoot() != nil)
+        #expect(OutboxEpoch.currentBoot() == OutboxEpoch.currentBoot())
+    }
+}
+
+@Suite("What a power loss costs per synchronous setting (issue 41, point 17)")
+struct PowerLossCostTests {
+    /// sqlite.org/pragma.html#pragma_synchronous: OFF "the database might become corrupted if the operating
+    /// system crashes or the computer loses power"; NORMAL in WAL mode "might roll back" the last transactions
+    /// but stays consistent; FULL and EXTRA keep every commit (given storage that honours fsync).
+    @Test func perSetting() {
+        #expect(SQLiteDatabase.Synchronous.off.powerLossCost == .committedTransactionsOrTheFile)
+        #expect(SQLiteDatabase.Synchronous.normal.powerLossCost == .commitsSinceLastSync)
+        #expect(SQLiteDatabase.Synchronous.full.powerLossCost == .nothingCommitted)
+        #expect(SQLiteDatabase.Synchronous.extra.powerLossCost == .nothingCommitted)
+    }
+}
