@@ -43,6 +43,12 @@ public enum FleetMessageID: String, Sendable, CaseIterable {
     case snapshotImported = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60751"
     /// Writing the fleet's state to the store failed (a full disk, an I/O error); retried.
     case stateWriteFailed = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60752"
+    /// The outbox cannot be opened (not an unusable file: permissions, a full disk): start-up waits, retrying.
+    case outboxUnavailable = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60753"
+    /// The outbox's writer met a fault retrying cannot cure (corruption, I/O errors): fleetd exits to restart.
+    case outboxFailed = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60754"
+    /// The outbox started a new epoch: consumers start a new per-device seq count.
+    case outboxEpochChanged = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60755"
 }
 
 /// One lifecycle event: what happened, to which device, and why — logged to journald with `FLEET_*`

@@ -106,9 +106,15 @@ do {
 }
 let options = FleetSupervisor.Options(scanServiceUUIDs: configuration.scanServiceUUIDs, duplicateData: configuration.duplicateData,
                                       leaveLinksOnExit: configuration.leaveLinksOnExit, metricsTextfile: configuration.metricsTextfile)
-// The state first: if the shared file is unusable, it is moved aside once, here, and the outbox opens the fresh one.
-let state = FleetStateStore.open(path: configuration.resolvedStorePath, importing: configuration.resolvedSnapshotPath, logger: logger)
-let readings = ReadingRecorder.open(path: configuration.resolvedOutboxPath, configuration: configuration.outboxSettings, logger: logger)
+// The state, then the outbox (StoreOpening: one move-aside per file with every connection closed; no READY without
+// an outbox, so start-up waits here while it cannot be opened, saying why in STATUS= and feeding the watchdog).
+let stores = await StoreOpening.open(statePath: configuration.resolvedStorePath, snapshotPath: configuration.resolvedSnapshotPath,
+                                     outboxPath: configuration.resolvedOutboxPath, outbox: configuration.outboxSettings,
+                                     logger: logger) { status in
+    _ = ServiceNotifier().notify(["STATUS=\(status)", "WATCHDOG=1"])
+}
+let state = stores.state
+let readings: ReadingRecorder? = stores.readings
 let broker: BrokerForwarder?
 do {
     broker = try BrokerForwarder.open(configuration.broker, outbox: readings?.outbox, logger: logger)

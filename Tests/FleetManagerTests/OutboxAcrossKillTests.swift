@@ -52,6 +52,8 @@ struct OutboxAcrossKillTests {
             cursor = page.next
             if page.reachedEnd { break }
         }
+        // A SIGKILL within one boot loses nothing committed (WAL): the numbering stays in one epoch (issue 41).
+        #expect(Set(stored.map(\.epoch)) == [outbox.epoch.current], "\(Set(stored.map(\.epoch)))")
         for id in ids {
             let mine = stored.filter { $0.device == id }
             #expect(mine.map(\.seq) == (0..<mine.count).map { Int64($0) + 1 }, "\(id): \(mine.map(\.seq))")
@@ -60,5 +62,33 @@ struct OutboxAcrossKillTests {
             #expect(mine.allSatisfy { $0.reading.kind == .notification || $0.reading.kind == .read })
             #expect(mine.allSatisfy { $0.reading.session > 0 }, "every reading carries its link session")
         }
+    }
+
+    /// Issue 41, point 2: before, fleetd logged "running without an outbox" and reported READY, active without
+    /// storing or publishing anything for the whole run.
+    @Test("an outbox that cannot be opened holds fleetd before READY, says why in STATUS=, and fleetd continues once it opens")
+    func noReadyWithoutOutbox() async throws {
+        let harness = try await FleetHarness(scenario: scenario, configuration: config, startFleetd: false)
+        defer { harness.stop() }
+        let later = harness.directory + "/later"
+        try (config + "\n[outbox]\npath = \(later)/outbox.db\n").write(toFile: harness.configPath, atomically: true, encoding: .utf8)
+        let notify = try harness.spawnDaemon()
+        let status = try await offPool {
+            try notify.wait(until: "STATUS=no outbox…", timeout: .seconds(30)) { $0.hasPrefix("STATUS=no outbox: cannot open \(later)/outbox.db") }
+        }
+        #expect(status.contains("not ready"), "\(status)")
+        // Its second attempt (1 s later) has failed too, and still no READY=1.
+        try await offPool { try notify.wait(until: "a second attempt", timeout: .seconds(30)) { $0.hasPrefix("STATUS=no outbox") && $0.contains("attempt 2") } }
+        #expect(!notify.received.contains { $0.split(separator: "\n").contains("READY=1") }, "\(notify.received)")
+        try FileManager.default.createDirectory(atPath: later, withIntermediateDirectories: false)
+        try await harness.waitForNotification("READY=1")
+        let ids = self.ids
+        try await harness.waitFor("all ready", SupervisorScenarioTests.allReady(ids))
+        _ = try await harness.watch { events in Self.notificationCounts(events).count == ids.count }
+        #expect(try await harness.signalDaemon(SIGTERM) == 0)
+        let outbox = try Outbox(path: later + "/outbox.db")
+        defer { outbox.close() }
+        #expect(outbox.lastCommittedID > 0, "readings are stored in the outbox that opened late")
+        #expect(harness.log().contains("outbox unavailable, start-up waits for it"))
     }
 }

@@ -76,6 +76,13 @@ public final class NotifySocket: @unchecked Sendable {
 
     /// Waits for a datagram not yet consumed by an earlier wait that contains `line` (e.g. `READY=1`).
     public func wait(for line: String, timeout: Duration) throws {
+        try wait(until: line, timeout: timeout) { $0 == line }
+    }
+
+    /// Waits for a datagram not yet consumed by an earlier wait with a line that `matches` (e.g. a STATUS= prefix);
+    /// returns that line.
+    @discardableResult
+    public func wait(until what: String, timeout: Duration, matching matches: (Substring) -> Bool) throws -> String {
         let deadline = Date().addingTimeInterval(Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
         var lastLook = false
         condition.lock()
@@ -84,9 +91,9 @@ public final class NotifySocket: @unchecked Sendable {
             while consumed < messages.count {
                 let message = messages[consumed]
                 consumed += 1
-                if message.split(separator: "\n").contains(where: { $0 == line }) { return }
+                if let found = message.split(separator: "\n").first(where: matches) { return String(found) }
             }
-            if lastLook { throw TestKitError("no \(line) on the notify socket within \(timeout); got \(messages)") }
+            if lastLook { throw TestKitError("no \(what) on the notify socket within \(timeout); got \(messages)") }
             if !condition.wait(until: deadline) {
                 // Once more with what the socket holds: a stall of the test process (the drain thread included) at the
                 // end of the wait must not fail it. Reading takes `reading` before `condition`, so let go of it first.

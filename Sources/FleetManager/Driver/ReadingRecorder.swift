@@ -20,37 +20,29 @@ public final class ReadingRecorder: Sendable {
 
     public init(outbox: Outbox) { self.outbox = outbox }
 
-    /// Opens the outbox at `path`. A file that is corrupt, foreign or from a newer fleetd is moved aside (with an
-    /// error log line naming where it went) and a fresh outbox is created; a file that cannot be reached at all
-    /// (permissions, a full disk) leaves fleetd running without an outbox, logged as an error. Returns nil then.
-    public static func open(path: String, configuration: Outbox.Configuration, logger: Logger) -> ReadingRecorder? {
+    /// Why an open failed: a file to move aside (corrupt, foreign, from a newer fleetd), or one that cannot be
+    /// reached now (permissions, a full disk during a migration, `-wal`/`-shm` owned by another user): retried.
+    public enum OpenFailure: Error, Sendable, CustomStringConvertible {
+        case unusable(StoreOpenError)
+        case unavailable(StoreOpenError)
+
+        public var description: String {
+            switch self {
+            case .unusable(let error), .unavailable(let error): "\(error)"
+            }
+        }
+    }
+
+    /// One attempt to open the outbox at `path` (``StoreOpening`` decides what follows a failure).
+    public static func open(path: String, configuration: Outbox.Configuration, logger: Logger) -> Result<ReadingRecorder, OpenFailure> {
         var configuration = configuration
         configuration.onNotice = { notice in Self.log(notice, logger: logger) }
         do {
-            return ReadingRecorder(outbox: try Outbox(path: path, configuration: configuration))
+            return .success(ReadingRecorder(outbox: try Outbox(path: path, configuration: configuration)))
         } catch where error.fileIsUnusable {
-            let movedTo: String
-            do {
-                movedTo = try StoreFile.moveAside(path, label: "unusable").path
-            } catch {
-                logger.error("outbox \(path) is unusable (\(error)) and cannot be moved aside: \(error); running without an outbox",
-                             metadata: ["path": path, "reason": "outbox-unusable"])
-                return nil
-            }
-            logger.error("outbox \(error); moved aside to \(movedTo), starting a fresh outbox",
-                         id: FleetMessageID.storeMovedAside.rawValue,
-                         metadata: ["path": path, "moved-to": movedTo, "reason": FleetStateStore.reason(error)])
-            do {
-                return ReadingRecorder(outbox: try Outbox(path: path, configuration: configuration))
-            } catch {
-                logger.error("cannot create a fresh outbox at \(path): \(error); running without an outbox",
-                             metadata: ["path": path, "reason": "outbox-unavailable"])
-                return nil
-            }
+            return .failure(.unusable(error))
         } catch {
-            logger.error("cannot open the outbox: \(error); running without an outbox (readings are not stored)",
-                         metadata: ["path": path, "reason": "outbox-unavailable"])
-            return nil
+            return .failure(.unavailable(error))
         }
     }
 
@@ -75,7 +67,7 @@ public final class ReadingRecorder: Sendable {
         case .epochChanged(let from, let to, let reason):
             // Consumers that follow docs/mqtt.md start a new seq count per device at the new epoch.
             logger.warning("outbox epoch \(to) replaces \(from) (\(reason.rawValue)): the last run ended with the machine, so commits it made may be lost; per-device seq numbers continue from what survived, in the new epoch",
-                           metadata: ["reason": "outbox-epoch-changed", "epoch": "\(to)"])
+                           id: FleetMessageID.outboxEpochChanged.rawValue, metadata: ["reason": "outbox-epoch-changed", "epoch": "\(to)"])
         }
     }
 
