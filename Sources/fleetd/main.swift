@@ -106,11 +106,18 @@ do {
 }
 let options = FleetSupervisor.Options(scanServiceUUIDs: configuration.scanServiceUUIDs, duplicateData: configuration.duplicateData,
                                       leaveLinksOnExit: configuration.leaveLinksOnExit, metricsTextfile: configuration.metricsTextfile)
+/// Set when the outbox met a fault retrying cannot cure: the stop it starts exits with status 1.
+let outboxFailed = Atomic<Bool>(false)
 // The state, then the outbox (StoreOpening: one move-aside per file with every connection closed; no READY without
 // an outbox, so start-up waits here while it cannot be opened, saying why in STATUS= and feeding the watchdog).
 let stores = await StoreOpening.open(statePath: configuration.resolvedStorePath, snapshotPath: configuration.resolvedSnapshotPath,
                                      outboxPath: configuration.resolvedOutboxPath, outbox: configuration.outboxSettings,
-                                     logger: logger) { status in
+                                     logger: logger, onIncurable: { _ in
+    // An orderly stop (state saved, broker told), then exit status 1: Restart=on-failure brings fleetd back and its
+    // start-up check moves a corrupt outbox aside (issue 41, point 5).
+    outboxFailed.store(true, ordering: .relaxed)
+    kill(getpid(), SIGTERM)
+}) { status in
     _ = ServiceNotifier().notify(["STATUS=\(status)", "WATCHDOG=1"])
 }
 let state = stores.state
@@ -215,4 +222,4 @@ do {
     logger.critical("cannot start: \(error)")
     exit(1)
 }
-exit(0)
+exit(outboxFailed.load(ordering: .relaxed) ? 1 : 0)

@@ -91,4 +91,50 @@ struct OutboxAcrossKillTests {
         #expect(outbox.lastCommittedID > 0, "readings are stored in the outbox that opened late")
         #expect(harness.log().contains("outbox unavailable, start-up waits for it"))
     }
+
+    /// Issue 41, point 5: before, the writer retried the corrupt commit for ever while the watchdog was fed; after
+    /// 100 000 pending readings every new one was discarded, and fleetd looked healthy.
+    @Test("a corrupt outbox met at run time stops fleetd with status 1; the restart moves it aside and stores again, in a new epoch")
+    func corruptAtRunTimeRestarts() async throws {
+        let harness = try await FleetHarness(scenario: scenario, configuration: config)
+        defer { harness.stop() }
+        let ids = self.ids
+        try await harness.waitFor("all ready", SupervisorScenarioTests.allReady(ids))
+        _ = try await harness.watch { events in Self.notificationCounts(events).count == ids.count }
+        // Read, not opened as an Outbox: an open would record itself as the running one.
+        let epochBefore = try SQLiteDatabase(path: harness.outboxPath, flags: [.readOnly]).scalar("SELECT value FROM outbox_marks WHERE name = 'epoch'")
+        // The readings table's root now points past the end of the file, as a damaged b-tree would: every
+        // connection meets it at its next statement on that table, fleetd's writer at its next commit.
+        let other = try SQLiteDatabase(path: harness.outboxPath)
+        guard case .integer(let version)? = try other.pragma("schema_version") else { throw TestKitError("no schema_version") }
+        try other.execute("PRAGMA writable_schema = ON")
+        try other.execute("UPDATE sqlite_schema SET rootpage = 1000000 WHERE name = 'readings'")
+        try other.execute("PRAGMA schema_version = \(version + 1)")
+        try other.execute("PRAGMA writable_schema = OFF")
+        let fleetd = try #require(harness.fleetd)
+        let code = try await offPool { fleetd.wait(timeout: .seconds(60)) }
+        #expect(code == 1, "fleetd's exit status; log:\n\(harness.log())")
+        #expect(harness.log().contains("outbox failed:"), "\(harness.log())")
+
+        try await harness.startDaemon()
+        try await harness.waitFor("all ready again", SupervisorScenarioTests.allReady(ids))
+        _ = try await harness.watch { events in Self.notificationCounts(events).count == ids.count }
+        #expect(try await harness.signalDaemon(SIGTERM) == 0)
+        #expect(harness.log().contains("moved aside to"), "\(harness.log())")
+        let outbox = try Outbox(path: harness.outboxPath)
+        defer { outbox.close() }
+        let stored = try {
+            var all: [StoredReading] = []
+            var cursor: Int64 = 0
+            while true {
+                let page = try outbox.read(after: cursor, limit: 1000)
+                all += page.readings
+                cursor = page.next
+                if page.reachedEnd { return all }
+            }
+        }()
+        #expect(!stored.isEmpty)
+        #expect(epochBefore != nil && .integer(outbox.epoch.current) != epochBefore)
+        #expect(stored.allSatisfy { $0.epoch == outbox.epoch.current })
+    }
 }

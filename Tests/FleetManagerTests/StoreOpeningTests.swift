@@ -41,7 +41,7 @@ struct StoreOpeningTests {
     @Test("an outbox that finds the shared file unusable moves it only after the state's connection closed; the state then writes into the fresh file")
     func sharedFileMovedAsideWithEveryConnectionClosed() async throws {
         try await makeFileTheOutboxRefuses()
-        let opened = await StoreOpening.open(statePath: path, snapshotPath: nil, outboxPath: path, outbox: Outbox.Configuration(), logger: logger)
+        let opened = await StoreOpening.open(statePath: path, snapshotPath: nil, outboxPath: path, outbox: Outbox.Configuration(), logger: logger, onIncurable: { _ in })
         let state = try #require(opened.state)
         try state.store.setMetadata("written-by", "the second run")
         opened.readings.close(logger: logger)
@@ -64,7 +64,7 @@ struct StoreOpeningTests {
         let waited = AsyncStream<Void>.makeStream()
         let opening = Task { [logger, path] in
             await StoreOpening.open(statePath: path, snapshotPath: nil, outboxPath: missing + "/outbox.db", outbox: Outbox.Configuration(),
-                                    logger: logger, retry: .init(initial: .milliseconds(20), maximum: .milliseconds(100))) { status in
+                                    logger: logger, retry: .init(initial: .milliseconds(20), maximum: .milliseconds(100)), onIncurable: { _ in }) { status in
                 statuses.withLock { $0.append(status) }
                 waited.continuation.yield()
             }

@@ -159,3 +159,55 @@ struct PowerLossCostTests {
         #expect(SQLiteDatabase.Synchronous.extra.powerLossCost == .nothingCommitted)
     }
 }
+
+@Suite("Outbox faults retrying cannot cure (issue 41, point 5)", .serialized)
+struct OutboxIncurableFaultTests {
+    /// Points `readings` at a page past the end of the file, as a damaged b-tree would, through a second connection
+    /// (a schema change every connection picks up at its next statement): the writer's next insert meets SQLITE_CORRUPT.
+    static func breakReadingsTable(_ path: String) throws {
+        let other = try SQLiteDatabase(path: path)
+        guard case .integer(let version)? = try other.pragma("schema_version") else { throw SQLiteError.misuse("no schema_version", operation: "test") }
+        try other.execute("PRAGMA writable_schema = ON")
+        try other.execute("UPDATE sqlite_schema SET rootpage = 1000000 WHERE name = 'readings'")
+        try other.execute("PRAGMA schema_version = \(version + 1)")
+        try other.execute("PRAGMA writable_schema = OFF")
+    }
+
+    /// Before: the commit failed, was retried with backoff for ever, `writeFailed` each time, and nothing said it
+    /// would never succeed.
+    @Test("a corrupt table met at run time is reported incurable at its first failure; the outbox keeps the readings in memory")
+    func corruptAtRunTime() async throws {
+        let fixture = try StoreFixture()
+        let notices = NoticeLog()
+        var configuration = Outbox.Configuration()
+        configuration.commitDelay = .milliseconds(5)
+        configuration.retryInitialDelay = .milliseconds(10)
+        configuration.onNotice = { notices.record($0) }
+        let outbox = try Outbox(path: fixture.path, configuration: configuration)
+        defer { outbox.close() }
+        for n in 0..<3 { outbox.append(sampleReading("a", n)) }
+        try await outbox.flush()
+        try Self.breakReadingsTable(fixture.path)
+        for n in 3..<6 { outbox.append(sampleReading("a", n)) }
+        try await waitUntil("the fault to be judged incurable") { outbox.stats().incurable != nil }
+        let stats = outbox.stats()
+        #expect(stats.incurable?.kind == .corrupt, "\(String(describing: stats.incurable))")
+        #expect(stats.consecutiveFailures == 1, "judged at the first failure: \(stats)")
+        #expect(stats.pending == 3 && stats.committed == 3)
+        let failures = notices.all.compactMap { notice -> SQLiteError? in if case .writerFailed(let error, 3) = notice { error } else { nil } }
+        #expect(failures.count == 1 && failures.first?.kind == .corrupt, "\(notices.all)")
+    }
+
+    @Test("the policy: corrupt at once; I/O-like errors after the bound; a full disk and a busy lock never")
+    func policy() {
+        let bound = Duration.seconds(30)
+        #expect(OutboxFaultPolicy.isIncurable(.corrupt, failingFor: .zero, incurableAfter: bound))
+        for kind: SQLiteError.Kind in [.io, .unavailable, .constraint, .misuse, .other] {
+            #expect(!OutboxFaultPolicy.isIncurable(kind, failingFor: .seconds(29), incurableAfter: bound), "\(kind)")
+            #expect(OutboxFaultPolicy.isIncurable(kind, failingFor: .seconds(30), incurableAfter: bound), "\(kind)")
+        }
+        for kind: SQLiteError.Kind in [.full, .busy] {
+            #expect(!OutboxFaultPolicy.isIncurable(kind, failingFor: .seconds(86_400), incurableAfter: bound), "\(kind)")
+        }
+    }
+}

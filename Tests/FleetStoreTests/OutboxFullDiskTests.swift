@@ -67,6 +67,7 @@ struct OutboxFullDiskTests {
             case .memoryOverflow: return "overflow"
             case .retentionDropped: return "retention"
             case .epochChanged: return "epoch"
+            case .writerFailed: return "incurable"
             }
         }
         #expect(kinds.first == "failed:full")

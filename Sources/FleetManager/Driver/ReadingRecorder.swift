@@ -34,9 +34,12 @@ public final class ReadingRecorder: Sendable {
     }
 
     /// One attempt to open the outbox at `path` (``StoreOpening`` decides what follows a failure).
-    public static func open(path: String, configuration: Outbox.Configuration, logger: Logger) -> Result<ReadingRecorder, OpenFailure> {
+    /// `onIncurable` runs (on the writer thread) when a commit failure is beyond retrying (``OutboxFaultPolicy``):
+    /// fleetd stops then, with a failure exit status.
+    public static func open(path: String, configuration: Outbox.Configuration, logger: Logger,
+                            onIncurable: @escaping @Sendable (SQLiteError) -> Void) -> Result<ReadingRecorder, OpenFailure> {
         var configuration = configuration
-        configuration.onNotice = { notice in Self.log(notice, logger: logger) }
+        configuration.onNotice = { notice in Self.log(notice, logger: logger, onIncurable: onIncurable) }
         do {
             return .success(ReadingRecorder(outbox: try Outbox(path: path, configuration: configuration)))
         } catch where error.fileIsUnusable {
@@ -46,7 +49,7 @@ public final class ReadingRecorder: Sendable {
         }
     }
 
-    static func log(_ notice: OutboxNotice, logger: Logger) {
+    static func log(_ notice: OutboxNotice, logger: Logger, onIncurable: @Sendable (SQLiteError) -> Void) {
         switch notice {
         case .writeFailed(let error, let pending, let retryIn):
             logger.error("outbox write failed: \(error); \(pending) reading(s) held in memory, retrying in \(retryIn)",
@@ -64,6 +67,10 @@ public final class ReadingRecorder: Sendable {
         case .memoryOverflow(let dropped, let pending):
             logger.warning("outbox memory limit reached: \(dropped) reading(s) discarded, \(pending) pending",
                            metadata: ["reason": "outbox-overflow"])
+        case .writerFailed(let error, let pending):
+            logger.critical("outbox failed: \(error); \(pending) reading(s) held in memory would be lost to retries for ever; stopping so that systemd restarts fleetd and the start-up check moves a corrupt file aside",
+                            id: FleetMessageID.outboxFailed.rawValue, metadata: ["reason": "\(error.kind)", "pending": "\(pending)"])
+            onIncurable(error)
         case .epochChanged(let from, let to, let reason):
             // Consumers that follow docs/mqtt.md start a new seq count per device at the new epoch.
             logger.warning("outbox epoch \(to) replaces \(from) (\(reason.rawValue)): the last run ended with the machine, so commits it made may be lost; per-device seq numbers continue from what survived, in the new epoch",

@@ -41,13 +41,14 @@ public enum StoreOpening {
 
     public static func open(statePath: String, snapshotPath: String?, outboxPath: String, outbox configuration: Outbox.Configuration,
                             logger: Logger, retry: Retry = Retry(), stateOptions: StateStore.Options = StateStore.Options(),
+                            onIncurable: @escaping @Sendable (SQLiteError) -> Void,
                             waiting: @Sendable (_ status: String) -> Void = { _ in }) async -> Opened {
         var state = FleetStateStore.open(path: statePath, importing: snapshotPath, logger: logger, options: stateOptions)
         let shared = outboxPath == statePath
         var attempt = 0
         var movedAside = false
         while true {
-            switch ReadingRecorder.open(path: outboxPath, configuration: configuration, logger: logger) {
+            switch ReadingRecorder.open(path: outboxPath, configuration: configuration, logger: logger, onIncurable: onIncurable) {
             case .success(let readings):
                 if attempt > 0 {
                     logger.notice("outbox \(outboxPath) open after \(attempt) failed attempt(s)", metadata: ["path": outboxPath])

@@ -24,6 +24,9 @@ extension Outbox {
         /// The first retry after a failed commit; it doubles up to `retryMaxDelay`.
         public var retryInitialDelay: Duration = .milliseconds(100)
         public var retryMaxDelay: Duration = .seconds(5)
+        /// How long commits may fail with an I/O-like error (``OutboxFaultPolicy``) before the outbox reports the
+        /// fault as incurable (`OutboxNotice.writerFailed`); a corrupt page is reported at its first failure.
+        public var incurableAfter: Duration = .seconds(30)
         /// Committed batches a live subscriber may have unread before its stream ends (a `follow` then
         /// catches up from the store instead).
         public var subscriberBufferLimit: Int = 256
@@ -71,6 +74,9 @@ public enum OutboxNotice: Sendable, Equatable {
     case retentionDropped(readings: Int, bytes: Int, throughID: Int64, consumersBehind: [String])
     /// Pending readings beyond `memoryLimit` were discarded (`dropped` since the last notice).
     case memoryOverflow(dropped: Int, pending: Int)
+    /// A commit failed in a way retrying cannot cure (``OutboxFaultPolicy``): said once. The outbox keeps
+    /// retrying; `pending` readings are held in memory meanwhile.
+    case writerFailed(SQLiteError, pending: Int)
     /// The open started a new epoch (reported on the opening thread): consumers start a new `seq` count.
     case epochChanged(from: Int64, to: Int64, reason: OutboxEpoch.Change)
 }

@@ -54,6 +54,10 @@ final class OutboxCore: @unchecked Sendable {
         var lastError: SQLiteError?
         var lastErrorWallNanoseconds: Int64?
         var retryAt: Int64?
+        /// Monotonic time of the first failure in the current run of failures.
+        var failingSince: Int64?
+        /// The failure ``OutboxFaultPolicy`` judged incurable, once one was.
+        var incurable: SQLiteError?
     }
 
     init(path: String, configuration: Outbox.Configuration, recovered: OutboxRecovery) {

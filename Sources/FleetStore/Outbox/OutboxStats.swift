@@ -40,6 +40,8 @@ public struct OutboxStats: Sendable, Equatable {
     public var consecutiveFailures: Int
     public var lastError: SQLiteError?
     public var lastErrorWallNanoseconds: Int64?
+    /// The failure judged incurable (``OutboxFaultPolicy``), once one was: fleetd exits on it.
+    public var incurable: SQLiteError?
     public var consumers: [ConsumerStats]
     /// Set when reading the consumers' oldest unacknowledged times failed (they are then nil).
     public var consumerReadError: SQLiteError?
@@ -74,7 +76,7 @@ extension Outbox {
                 droppedByRetention: m.droppedByRetention, droppedByRetentionBytes: m.droppedByRetentionBytes,
                 droppedInMemory: core.droppedInMemory, failing: m.consecutiveFailures > 0,
                 consecutiveFailures: m.consecutiveFailures, lastError: m.lastError,
-                lastErrorWallNanoseconds: m.lastErrorWallNanoseconds,
+                lastErrorWallNanoseconds: m.lastErrorWallNanoseconds, incurable: m.incurable,
                 consumers: core.consumers.sorted { $0.key < $1.key }.map { name, cursor in
                     OutboxStats.ConsumerStats(name: name, cursor: cursor, unacknowledged: max(0, core.lastCommittedID - max(cursor, core.lowWater)),
                                               oldestUnacknowledgedWallNanoseconds: nil, lostPlace: cursor < core.lowWater)

@@ -327,6 +327,7 @@ final class OutboxWriter: @unchecked Sendable {
         if metrics.consecutiveFailures > 0 {
             notices.append(.writeResumed(afterFailures: metrics.consecutiveFailures, pending: core.unresolved))
             metrics.consecutiveFailures = 0
+            metrics.failingSince = nil
             metrics.retryAt = nil
         }
         if let dropped = done.dropped {
@@ -362,7 +363,15 @@ final class OutboxWriter: @unchecked Sendable {
         var metrics = core.metrics
         metrics.failedCommits += 1
         metrics.consecutiveFailures += 1
+        if metrics.consecutiveFailures == 1 { metrics.failingSince = now }
         metrics.lastError = error
+        if metrics.incurable == nil,
+           OutboxFaultPolicy.isIncurable(error.kind, failingFor: .nanoseconds(now - (metrics.failingSince ?? now)),
+                                         incurableAfter: configuration.incurableAfter) {
+            // Said once; the writer goes on retrying, and the shell decides (fleetd exits to be restarted).
+            metrics.incurable = error
+            notices.append(.writerFailed(error, pending: core.unresolved))
+        }
         metrics.lastErrorWallNanoseconds = StoreClock.wallNanoseconds()
         let initial = configuration.retryInitialDelay.nanoseconds
         let shift = min(metrics.consecutiveFailures - 1, 20)
