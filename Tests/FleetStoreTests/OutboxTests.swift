@@ -259,8 +259,9 @@ struct OutboxTests {
 
         let agePath = fixture.directory.path + "/age.db"
         let hourAgo = StoreClock.wallNanoseconds() - 3_600_000_000_000
+        let hourAgoMonotonic = StoreClock.monotonicNanoseconds() - 3_600_000_000_000
         let age = try Outbox(path: agePath, configuration: configuration { $0.retention.maxAge = .seconds(60) })
-        for n in 0..<30 { age.append(sampleReading("a", n, wall: hourAgo)) }
+        for n in 0..<30 { age.append(sampleReading("a", n, wall: hourAgo, monotonic: hourAgoMonotonic)) }
         for n in 30..<40 { age.append(sampleReading("a", n)) }
         try await age.flush()
         let left = try allStored(age)

@@ -11,9 +11,9 @@ struct StoreFixture {
 }
 
 /// A reading whose value says which device and which of its appends it is: "<device>#<n>".
-func sampleReading(_ device: String, _ n: Int, wall: Int64? = nil, session: Int64 = 1) -> Reading {
+func sampleReading(_ device: String, _ n: Int, wall: Int64? = nil, monotonic: Int64? = nil, session: Int64 = 1) -> Reading {
     Reading(device: device, characteristic: "00002a37-0000-1000-8000-00805f9b34fb", kind: .notification,
-            value: Array("\(device)#\(n)".utf8), monotonicNanoseconds: StoreClock.monotonicNanoseconds(),
+            value: Array("\(device)#\(n)".utf8), monotonicNanoseconds: monotonic ?? StoreClock.monotonicNanoseconds(),
             wallNanoseconds: wall ?? StoreClock.wallNanoseconds(), session: session)
 }
 

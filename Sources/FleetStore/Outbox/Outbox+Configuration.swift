@@ -44,8 +44,9 @@ extension Outbox {
 
     /// What the outbox keeps. Each bound drops the oldest readings (lowest ids) until it holds; nil is unbounded.
     public struct Retention: Sendable, Equatable {
-        /// Readings older than this (by their wall time) are dropped, checked at each commit and every
-        /// `ageCheckInterval` when idle.
+        /// Readings older than this are dropped once every consumer has acknowledged them, checked at each commit
+        /// and every `ageCheckInterval` when idle. Age is measured on the monotonic clock for readings of this
+        /// boot (a wall-clock step ages nothing), by wall time for readings of an earlier boot.
         public var maxAge: Duration?
         public var maxRows: Int?
         /// Bound on the readings' estimated stored size: value + device + characteristic + 40 bytes per row

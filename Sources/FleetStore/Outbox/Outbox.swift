@@ -30,9 +30,12 @@ public final class Outbox: Sendable {
             recovered = try OutboxReader.recover(database)
             epoch = OutboxEpoch.decide(marks: recovered.marks, currentBoot: configuration.boot ?? recovered.marks.boot ?? 0,
                                        storedBefore: recovered.lastID > 0, draw: OutboxEpoch.random)
-            try Self.mark(database, epoch: epoch.current, boot: configuration.boot ?? recovered.marks.boot ?? 0)
+            let boot = configuration.boot ?? recovered.marks.boot ?? 0
+            // A new boot's readings begin after the last id stored; within one boot the mark stays.
+            let bootFirstID = boot == recovered.marks.boot ? recovered.bootFirstID ?? 1 : recovered.lastID + 1
+            try Self.mark(database, epoch: epoch.current, boot: boot, bootFirstID: bootFirstID)
             core = OutboxCore(path: path, configuration: configuration, recovered: recovered)
-            writer = try OutboxWriter(core: core, database: database, recovered: recovered, epoch: epoch.current)
+            writer = try OutboxWriter(core: core, database: database, recovered: recovered, epoch: epoch.current, bootFirstID: bootFirstID)
         } catch {
             throw StoreSchema.classify(error, path: path)
         }
@@ -45,9 +48,10 @@ public final class Outbox: Sendable {
 
     deinit { close() }
 
-    /// Records this run in the file before any reading is numbered: its epoch, its boot, and that it is running
+    /// Records this run in the file before any reading is numbered: its epoch, its boot (and the first reading id
+    /// stored in it, from which retention ages by the monotonic clock), and that it is running
     /// (a clean close sets `running` back to 0; see ``OutboxWriter/markClosedCleanly()``).
-    private static func mark(_ database: SQLiteDatabase, epoch: Int64, boot: Int64) throws(SQLiteError) {
+    private static func mark(_ database: SQLiteDatabase, epoch: Int64, boot: Int64, bootFirstID: Int64) throws(SQLiteError) {
         let save = try database.prepare("""
             INSERT INTO outbox_marks (name, value) VALUES (?1, ?2)
             ON CONFLICT (name) DO UPDATE SET value = excluded.value
@@ -56,6 +60,7 @@ public final class Outbox: Sendable {
             try save.run([.text("epoch"), .integer(epoch)])
             try save.run([.text("boot"), .integer(boot)])
             try save.run([.text("running"), .integer(1)])
+            try save.run([.text("boot_first_id"), .integer(bootFirstID)])
         }
     }
 

@@ -104,4 +104,6 @@ struct OutboxRecovery {
     var consumers: [String: Int64] = [:]
     /// The epoch marks (migration 6).
     var marks = OutboxEpoch.Marks(epoch: 0, boot: nil, running: false)
+    /// The first reading id stored in the boot `marks.boot` (`outbox_marks.boot_first_id`).
+    var bootFirstID: Int64?
 }

@@ -82,11 +82,12 @@ final class OutboxReader: Sendable {
                 recovered.sequences[device] = seq
                 recovered.unsavedDevices.insert(device)
             }
-            for (name, value) in try database.prepare("SELECT name, value FROM outbox_marks WHERE name IN ('epoch', 'boot', 'running')")
+            for (name, value) in try database.prepare("SELECT name, value FROM outbox_marks WHERE name IN ('epoch', 'boot', 'running', 'boot_first_id')")
                 .rows([], { s throws(SQLiteError) in (s.text(at: 0), s.int64(at: 1)) }) {
                 switch name {
                 case "epoch": recovered.marks.epoch = value
                 case "boot": recovered.marks.boot = value
+                case "boot_first_id": recovered.bootFirstID = value
                 default: recovered.marks.running = value != 0
                 }
             }

@@ -27,11 +27,14 @@ final class OutboxWriter: @unchecked Sendable {
     private var reportedOverflow: UInt64 = 0
     /// The epoch this run numbers readings in.
     private let epoch: Int64
+    /// The first reading id stored in this boot: from it on, `mono_ns` is comparable with this boot's clock.
+    private let bootFirstID: Int64
     private var configuration: Outbox.Configuration { core.configuration }
 
-    init(core: OutboxCore, database: SQLiteDatabase, recovered: OutboxRecovery, epoch: Int64) throws(SQLiteError) {
+    init(core: OutboxCore, database: SQLiteDatabase, recovered: OutboxRecovery, epoch: Int64, bootFirstID: Int64) throws(SQLiteError) {
         self.core = core
         self.epoch = epoch
+        self.bootFirstID = bootFirstID
         self.database = database
         insert = try database.prepare(Self.insertSQL, persistent: true)
         saveSequence = try database.prepare("""
@@ -48,7 +51,7 @@ final class OutboxWriter: @unchecked Sendable {
             """, persistent: true)
         deleteConsumer = try database.prepare("DELETE FROM consumers WHERE name = ?1", persistent: true)
         oldestRows = try database.prepare("""
-            SELECT id, wall_ns, \(OutboxWriter.storedBytesSQL) FROM readings ORDER BY id
+            SELECT id, wall_ns, \(OutboxWriter.storedBytesSQL), mono_ns FROM readings ORDER BY id
             """, persistent: true)
         deleteThrough = try database.prepare("DELETE FROM readings WHERE id <= ?1", persistent: true)
         sequences = recovered.sequences
@@ -78,6 +81,9 @@ final class OutboxWriter: @unchecked Sendable {
         var consumerChanges: [String: Int64?] = [:]
         var checkAge = false
         var closing = false
+        /// The lowest acknowledged cursor of any consumer when the work was taken (nil: no consumer): age alone
+        /// never drops a reading above it.
+        var acknowledgedByAll: Int64?
     }
 
     /// The writer thread's body: runs until the outbox closes and everything it could write is written.
@@ -179,7 +185,7 @@ final class OutboxWriter: @unchecked Sendable {
                 if now >= nextAgeCheck { checkAge = true } else { deadline = min(deadline ?? nextAgeCheck, nextAgeCheck) }
             }
             if due || checkAge {
-                var work = Work(checkAge: checkAge, closing: core.closing)
+                var work = Work(checkAge: checkAge, closing: core.closing, acknowledgedByAll: core.consumers.values.min())
                 if due {
                     work.batch = core.pending.popFirst(configuration.maxBatchSize)
                     core.inFlight = work.batch.count
@@ -242,7 +248,8 @@ final class OutboxWriter: @unchecked Sendable {
                     try deleteConsumer.run([.text(name)])
                 }
             }
-            dropped = try applyRetention(depth: depth + stored.count, storedBytes: storedBytes + addedBytes, now: now)
+            dropped = try applyRetention(depth: depth + stored.count, storedBytes: storedBytes + addedBytes, now: now,
+                                         acknowledgedByAll: work.acknowledgedByAll)
             let through = stored.last?.id ?? lastID
             // Due when the readings since the last save reach the interval, at close, and whenever retention drops
             // a reading after the mark: that reading may hold the only record of its device's number.
@@ -275,13 +282,24 @@ final class OutboxWriter: @unchecked Sendable {
 
     /// Deletes the oldest readings until every bound holds; walks from the oldest id, so its cost is the rows
     /// it drops (plus one).
-    private func applyRetention(depth: Int, storedBytes: Int, now: Int64) throws(SQLiteError) -> (rows: Int, bytes: Int, throughID: Int64)? {
+    ///
+    /// Age (issue 41, point 6) is measured on the monotonic clock for readings stored in this boot (ids from
+    /// `bootFirstID`), so a wall-clock step (NTP on a gateway without an RTC) ages nothing; readings of an earlier
+    /// boot can only be aged by their wall time. Age alone never drops a reading a consumer has not acknowledged
+    /// (above `acknowledgedByAll`): `max-age` tidies what was delivered; only `max-rows` and `max-bytes`, the bounds
+    /// that keep the disk from filling, may overtake a consumer, and that is reported (`retentionDropped`).
+    private func applyRetention(depth: Int, storedBytes: Int, now: Int64, acknowledgedByAll: Int64?) throws(SQLiteError) -> (rows: Int, bytes: Int, throughID: Int64)? {
         let retention = configuration.retention
         let tooMany = retention.maxRows.map { depth > $0 } ?? false
         let tooBig = retention.maxBytes.map { storedBytes > $0 } ?? false
         // The age bound is checked at every commit (a one-row peek when nothing is old) and by the idle timer.
         guard tooMany || tooBig || retention.maxAge != nil else { return nil }
-        let cutoff = retention.maxAge.map { now - $0.nanoseconds }
+        let monotonicNow = StoreClock.monotonicNanoseconds()
+        let ageLimit = retention.maxAge?.nanoseconds
+        func aged(id: Int64, wall: Int64, monotonic: Int64) -> Bool {
+            guard let ageLimit, id <= acknowledgedByAll ?? .max else { return false }
+            return id >= bootFirstID ? monotonicNow - monotonic > ageLimit : now - wall > ageLimit
+        }
         var rows = 0, bytes = 0
         var through: Int64 = 0
         while try { () throws(SQLiteError) -> Bool in
@@ -289,7 +307,7 @@ final class OutboxWriter: @unchecked Sendable {
         }() {
             let over = retention.maxRows.map { depth - rows > $0 } ?? false
             let big = retention.maxBytes.map { storedBytes - bytes > $0 } ?? false
-            let old = cutoff.map { oldestRows.int64(at: 1) < $0 } ?? false
+            let old = aged(id: oldestRows.int64(at: 0), wall: oldestRows.int64(at: 1), monotonic: oldestRows.int64(at: 3))
             guard over || big || old else { break }
             rows += 1
             bytes += Int(oldestRows.int64(at: 2))
