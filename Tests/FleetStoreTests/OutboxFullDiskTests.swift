@@ -68,10 +68,49 @@ struct OutboxFullDiskTests {
             case .retentionDropped: return "retention"
             case .epochChanged: return "epoch"
             case .writerFailed: return "incurable"
+            case .reserveReleased: return "reserve"
             }
         }
         #expect(kinds.first == "failed:full")
         #expect(kinds.contains("overflow") == (dropped > 0))
         #expect(kinds.last == "resumed")
+    }
+}
+
+@Suite("Outbox on a full disk, retention making room (issue 41, point 15)", .serialized,
+       .enabled(if: SmallFilesystem.isPermitted, "skipped: mount -t tmpfs is not permitted here (needs root or CAP_SYS_ADMIN)"))
+struct OutboxFullDiskRetentionTests {
+    @Test("at its row bound on a full disk, the outbox keeps storing by dropping its oldest readings")
+    func retentionMakesRoom() async throws {
+        let disk = try SmallFilesystem(size: "2m")
+        let notices = NoticeLog()
+        var configuration = Outbox.Configuration()
+        configuration.commitDelay = .milliseconds(5)
+        configuration.maxBatchSize = 64
+        configuration.retryInitialDelay = .milliseconds(10)
+        configuration.retryMaxDelay = .milliseconds(50)
+        configuration.retention.maxRows = 2000
+        configuration.reserveBytes = 256 << 10
+        configuration.onNotice = notices.record
+        let outbox = try Outbox(path: disk.path + "/fleetd.db", configuration: configuration)
+        defer { outbox.close() }
+        // Steady state at the bound: every commit drops as many as it adds.
+        for n in 0..<3000 { outbox.append(sampleReading("a", n)) }
+        try await outbox.flush()
+        #expect(outbox.stats().depth == 2000)
+        _ = try disk.fill()
+        for round in 0..<20 {
+            for n in 0..<200 { outbox.append(sampleReading("a", 3000 + round * 200 + n)) }
+            // A flush reports the first failed commit; what matters is that the writer gets them stored by itself.
+            do {
+                try await waitUntil("round \(round) stored", timeout: .seconds(20)) { outbox.stats().pending == 0 }
+            } catch {
+                Issue.record("\(error): \(outbox.stats()); notices \(notices.all.suffix(3)); files \((try? FileManager.default.contentsOfDirectory(atPath: disk.path)) ?? [])")
+                return
+            }
+        }
+        let stats = outbox.stats()
+        #expect(stats.depth == 2000 && stats.pending == 0, "\(stats)")
+        #expect(try allStored(outbox).last?.seq == 7000)
     }
 }

@@ -67,6 +67,9 @@ public final class ReadingRecorder: Sendable {
         case .memoryOverflow(let dropped, let pending):
             logger.warning("outbox memory limit reached: \(dropped) reading(s) discarded, \(pending) pending",
                            metadata: ["reason": "outbox-overflow"])
+        case .reserveReleased(let bytes):
+            logger.warning("outbox: the store's file system is full; released the outbox's \(bytes / 1024) KiB reserve so retention can make room (made again when space returns)",
+                           metadata: ["reason": "outbox-reserve-released"])
         case .writerFailed(let error, let pending):
             logger.critical("outbox failed: \(error); \(pending) reading(s) held in memory would be lost to retries for ever; stopping so that systemd restarts fleetd and the start-up check moves a corrupt file aside",
                             id: FleetMessageID.outboxFailed.rawValue, metadata: ["reason": "\(error.kind)", "pending": "\(pending)"])

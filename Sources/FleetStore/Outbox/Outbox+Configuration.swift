@@ -24,6 +24,9 @@ extension Outbox {
         /// The first retry after a failed commit; it doubles up to `retryMaxDelay`.
         public var retryInitialDelay: Duration = .milliseconds(100)
         public var retryMaxDelay: Duration = .seconds(5)
+        /// Space kept on the store's file system for retention to make room on a full disk (``OutboxReserve``,
+        /// `<path>-reserve`); 0 keeps none.
+        public var reserveBytes: Int = 1 << 20
         /// How long commits may fail with an I/O-like error (``OutboxFaultPolicy``) before the outbox reports the
         /// fault as incurable (`OutboxNotice.writerFailed`); a corrupt page is reported at its first failure.
         public var incurableAfter: Duration = .seconds(30)
@@ -75,6 +78,8 @@ public enum OutboxNotice: Sendable, Equatable {
     case retentionDropped(readings: Int, bytes: Int, throughID: Int64, consumersBehind: [String])
     /// Pending readings beyond `memoryLimit` were discarded (`dropped` since the last notice).
     case memoryOverflow(dropped: Int, pending: Int)
+    /// The disk was full: the outbox gave its reserve back (``OutboxReserve``) so that retention can make room.
+    case reserveReleased(bytes: Int)
     /// A commit failed in a way retrying cannot cure (``OutboxFaultPolicy``): said once. The outbox keeps
     /// retrying; `pending` readings are held in memory meanwhile.
     case writerFailed(SQLiteError, pending: Int)

@@ -25,8 +25,15 @@ final class OutboxWriter: @unchecked Sendable {
     private var lowWater: Int64
     private var nextAgeCheck: Int64
     private var reportedOverflow: UInt64 = 0
+    /// Whether the reserve file is held (made at open, released on a full disk, made again when space returns).
+    private var reserveHeld = false
+    /// Set by a release, reported with the commit's outcome.
+    private var reserveJustReleased = false
     /// The epoch this run numbers readings in.
     private let epoch: Int64
+    /// Released on a full disk, made again when space returns.
+    private let reserve: OutboxReserve
+    private var nextReserveCheck: Int64 = 0
     /// The first reading id stored in this boot: from it on, `mono_ns` is comparable with this boot's clock.
     private let bootFirstID: Int64
     private var configuration: Outbox.Configuration { core.configuration }
@@ -35,6 +42,8 @@ final class OutboxWriter: @unchecked Sendable {
         self.core = core
         self.epoch = epoch
         self.bootFirstID = bootFirstID
+        reserve = OutboxReserve(databasePath: core.path, bytes: core.configuration.reserveBytes)
+        reserveHeld = reserve.make()
         self.database = database
         insert = try database.prepare(Self.insertSQL, persistent: true)
         saveSequence = try database.prepare("""
@@ -84,6 +93,8 @@ final class OutboxWriter: @unchecked Sendable {
         /// The lowest acknowledged cursor of any consumer when the work was taken (nil: no consumer): age alone
         /// never drops a reading above it.
         var acknowledgedByAll: Int64?
+        /// The last commit failed for lack of space: make room before writing (``makeRoom(for:acknowledgedByAll:)``).
+        var afterFullDisk = false
     }
 
     /// The writer thread's body: runs until the outbox closes and everything it could write is written.
@@ -104,6 +115,15 @@ final class OutboxWriter: @unchecked Sendable {
             let outcome = Result { () throws(SQLiteError) -> Committed in try write(work) }
             let finished = StoreClock.monotonicNanoseconds()
 
+            if case .success = outcome, !reserveHeld, configuration.reserveBytes > 0, finished >= nextReserveCheck {
+                // Space came back (or retention made it): hold the reserve again, checked at most every 10 s.
+                reserveHeld = reserve.make()
+                nextReserveCheck = finished + 10_000_000_000
+            }
+            if reserveJustReleased {
+                reserveJustReleased = false
+                notices.append(.reserveReleased(bytes: configuration.reserveBytes))
+            }
             var giveUp = false
             core.lock.lock()
             switch outcome {
@@ -185,7 +205,8 @@ final class OutboxWriter: @unchecked Sendable {
                 if now >= nextAgeCheck { checkAge = true } else { deadline = min(deadline ?? nextAgeCheck, nextAgeCheck) }
             }
             if due || checkAge {
-                var work = Work(checkAge: checkAge, closing: core.closing, acknowledgedByAll: core.consumers.values.min())
+                var work = Work(checkAge: checkAge, closing: core.closing, acknowledgedByAll: core.consumers.values.min(),
+                                afterFullDisk: core.metrics.consecutiveFailures > 0 && core.metrics.lastError?.kind == .full)
                 if due {
                     work.batch = core.pending.popFirst(configuration.maxBatchSize)
                     core.inFlight = work.batch.count
@@ -210,6 +231,7 @@ final class OutboxWriter: @unchecked Sendable {
     /// sequence numbers (`sequences`, with the mark in `outbox_marks`). Nothing here touches the shared state.
     private func write(_ work: Work) throws(SQLiteError) -> Committed {
         let pagesBefore = database.pagesWritten
+        let madeRoom = work.afterFullDisk && !work.batch.isEmpty ? try makeRoom(for: work.batch, acknowledgedByAll: work.acknowledgedByAll) : nil
         var stored: [StoredReading] = []
         stored.reserveCapacity(work.batch.count)
         var batchSequences: [String: Int64] = [:]
@@ -277,7 +299,48 @@ final class OutboxWriter: @unchecked Sendable {
         if work.checkAge {
             nextAgeCheck = StoreClock.monotonicNanoseconds() + configuration.retention.ageCheckInterval.nanoseconds
         }
+        if let madeRoom {
+            dropped = dropped.map { (madeRoom.rows + $0.rows, madeRoom.bytes + $0.bytes, max(madeRoom.throughID, $0.throughID)) } ?? madeRoom
+        }
         return Committed(readings: stored, dropped: dropped, pagesWritten: database.pagesWritten - pagesBefore)
+    }
+
+    /// After a commit failed on a full disk (issue 41, point 15): retention in a transaction of its own, with the
+    /// batch counted as if stored, so what the bounds would drop to take it is deleted before it is inserted, and
+    /// checkpoints around it so the WAL restarts at its beginning. Sharing the insert's transaction, the deletion
+    /// could never commit: the WAL had to grow by the insert first, and the disk had no room for that.
+    ///
+    /// When it drops a reading the saved `sequences` rows do not account for, it saves them in the same transaction
+    /// (the rule of ``write(_:)``). The checkpoints' own failures are not errors: on a disk this full they may
+    /// fail, and the insert that follows reports whatever still stands in its way.
+    private func makeRoom(for batch: [PendingReading], acknowledgedByAll: Int64?) throws(SQLiteError) -> (rows: Int, bytes: Int, throughID: Int64)? {
+        if reserveHeld {
+            reserveHeld = false
+            reserveJustReleased = reserve.release()
+        }
+        try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        let incoming = batch.reduce(0) { $0 + $1.reading.storedBytes }
+        var dropped: (rows: Int, bytes: Int, throughID: Int64)?
+        var savedThrough: Int64?
+        try database.transaction(.immediate) { () throws(SQLiteError) in
+            dropped = try applyRetention(depth: depth + batch.count, storedBytes: storedBytes + incoming, now: StoreClock.wallNanoseconds(),
+                                         acknowledgedByAll: acknowledgedByAll)
+            guard let dropped, dropped.throughID > sequencesThrough, !unsavedDevices.isEmpty else { return }
+            for device in unsavedDevices { try saveSequence.run([.text(device), .integer(sequences[device] ?? 0)]) }
+            try saveSequencesThrough.run([.integer(lastID)])
+            savedThrough = lastID
+        }
+        if let savedThrough {
+            unsavedDevices.removeAll(keepingCapacity: true)
+            sequencesThrough = savedThrough
+        }
+        if let dropped {
+            depth -= dropped.rows
+            storedBytes -= dropped.bytes
+            lowWater = max(lowWater, dropped.throughID)
+        }
+        try? database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return dropped
     }
 
     /// Deletes the oldest readings until every bound holds; walks from the oldest id, so its cost is the rows
