@@ -95,6 +95,27 @@ import Glibc
         #expect(line.metadata["device_path"] == Self.stranger && line.metadata["device"] == nil)
     }
 
+    /// Issue 41, point 16: before, any process on the bus that could reach the agent (a missing or edited policy
+    /// file) was given the configured passkey.
+    @Test func aCallerThatIsNotBlueZIsRefusedAndGetsNoPasskey() async throws {
+        let rig = try await Rig()
+        let impostor = try DBusConnection(address: rig.bus.address)
+        defer { impostor.close() }
+        let agentName = rig.connection.uniqueName
+        let refused = await #expect(throws: DBusError.self) {
+            try await impostor.call(destination: agentName, path: PairingAgent.path, interface: PairingAgent.interface,
+                                    member: "RequestPasskey", arguments: [.objectPath(PairingAgentTests.meter)])
+        }
+        #expect(refused?.name == "org.bluez.Error.Rejected", "\(String(describing: refused))")
+        let release = await #expect(throws: DBusError.self) {
+            try await impostor.call(destination: agentName, path: PairingAgent.path, interface: PairingAgent.interface, member: "Release")
+        }
+        #expect(release?.name == "org.bluez.Error.Rejected")
+        #expect(rig.agent.isRegistered, "a Release from an impostor does not unregister the agent")
+        #expect(rig.log.records.contains { $0.metadata["reason"] == "not-bluez" })
+        #expect(!rig.log.records.contains { $0.message.contains("gave the configured passkey") })
+    }
+
     @Test func aPasskeyFileTooOpenIsRefusedNamingTheFileAndMode() async throws {
         let directory = try TemporaryDirectory(prefix: "fleet-passkey")
         let file = directory.path + "/meter.passkey"

@@ -23,11 +23,13 @@ extension PairingAgent {
             },
             "RequestAuthorization": request(in: "o") { _ in .requestAuthorization },
             "AuthorizeService": request(in: "os") { args in args[1].string.map { .authorizeService(uuid: $0) } },
-            "Cancel": DBusMethod(immediate: { [weak self] _ in
+            "Cancel": DBusMethod(immediate: { [weak self] call in
+                try self?.requireBlueZ(call)
                 self?.cancelled()
                 return []
             }),
-            "Release": DBusMethod(immediate: { [weak self] _ in
+            "Release": DBusMethod(immediate: { [weak self] call in
+                try self?.requireBlueZ(call)
                 self?.released()
                 return []
             }),
@@ -39,6 +41,7 @@ extension PairingAgent {
     private func request(in signature: String, out: String = "", _ parse: @escaping @Sendable ([DBusValue]) -> AgentRequest?) -> DBusMethod {
         DBusMethod(in: signature, out: out) { [weak self] call in
             guard let self else { throw DBusError.remote(name: Self.canceled, message: "the agent is gone") }
+            try requireBlueZ(call)
             let device = call.arguments.first?.string ?? ""
             guard let request = parse(call.arguments) else {
                 logger.warning("refused \(call.message.member ?? "a request") for \(device): malformed arguments",
@@ -77,6 +80,17 @@ extension PairingAgent {
             }
             return []
         }
+    }
+
+    /// Only bluetoothd may ask the agent anything (issue 41, point 16): the bus policy says so too, but a policy
+    /// file edited or missing must not hand a passkey to any process on the system bus. The caller's unique name
+    /// is compared with org.bluez's owner, which the connection follows from `register()` on.
+    func requireBlueZ(_ call: DBusMethodCall) throws(DBusError) {
+        let owner = tree.connection.owner(of: "org.bluez") ?? ""
+        if !owner.isEmpty && call.sender == owner { return }
+        logger.warning("refused \(call.message.member ?? "a call") from \(call.sender.isEmpty ? "an unnamed caller" : call.sender): only org.bluez's owner (\(owner.isEmpty ? "none now" : owner)) may call the agent",
+                       id: FleetMessageID.agentRefused.rawValue, metadata: ["sender": call.sender, "reason": "not-bluez"])
+        throw DBusError.remote(name: Self.rejected, message: "only bluetoothd (the owner of org.bluez) may call this agent")
     }
 
     private func cancelled() {

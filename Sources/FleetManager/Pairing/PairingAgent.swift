@@ -80,6 +80,8 @@ public final class PairingAgent: Sendable {
             defer { s.exported = true }
             return !s.exported
         }
+        // Followed before anyone can call the agent: requests are answered only for org.bluez's owner.
+        do throws(DBusError) { try await tree.connection.follow(name: "org.bluez") } catch { throw .register(error) }
         if export {
             do throws(DBusError) { try tree.add(path: Self.path, interfaces: [(spec, [:])]) } catch {
                 state.withLock { $0.exported = false }

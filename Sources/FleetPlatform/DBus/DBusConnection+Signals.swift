@@ -52,8 +52,9 @@ extension DBusConnection {
         Task { for rule in rules { _ = try? await busCall("RemoveMatch", [.string(rule.text)]) } }
     }
 
-    /// Tracks the unique owner of a well-known name, so that signals from a restarted service still match.
-    func follow(name: String) async throws(DBusError) {
+    /// Tracks the unique owner of a well-known name, so that signals from a restarted service still match and
+    /// ``owner(of:)`` can tell who a caller is (fleetd's agent answers only the owner of org.bluez).
+    public func follow(name: String) async throws(DBusError) {
         let already = state.withLock { $0.nameOwners[name] != nil }
         guard !already else { return }
         let watch = DBusMatchRule(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
