@@ -13,6 +13,7 @@ public enum AgentDecision {
     public static func answer(_ request: AgentRequest, for candidate: PairingCandidate?) -> AgentAnswer {
         guard let candidate else { return .reject(.stranger) }
         let device = candidate.device
+        if let bonded = candidate.bondedAt { return .reject(.bondedElsewhere(device: device, address: bonded)) }
         let policy = candidate.policy
         let configured: String
         switch policy.method {

@@ -45,11 +45,20 @@ public struct PairingCandidate: Sendable, Hashable {
     public var device: String
     public var policy: PairingPolicy
     public var passkey: PasskeyResolution
+    /// The address of the object BlueZ holds the device's bond at, when the request is about another one: the
+    /// request is refused (a spoofer of the device's advertised identity, issue 41).
+    public var bondedAt: String?
+    /// The device's identity comes from advertisement bytes and it has no bond yet: anyone advertising them
+    /// would be this device, so the agent logs the pairing loudly.
+    public var spoofableFirstPairing: Bool
 
-    public init(device: String, policy: PairingPolicy, passkey: PasskeyResolution = .notNeeded) {
+    public init(device: String, policy: PairingPolicy, passkey: PasskeyResolution = .notNeeded, bondedAt: String? = nil,
+                spoofableFirstPairing: Bool = false) {
         self.device = device
         self.policy = policy
         self.passkey = passkey
+        self.bondedAt = bondedAt
+        self.spoofableFirstPairing = spoofableFirstPairing
     }
 }
 
@@ -87,6 +96,8 @@ public enum RejectReason: Sendable, Hashable, CustomStringConvertible {
     case passkeyUnavailable(device: String, reason: String)
     /// BR/EDR legacy PIN codes are not supported.
     case pinCodeNotSupported(device: String)
+    /// BlueZ holds the device's bond at another address: a second object claiming its identity is not given keys.
+    case bondedElsewhere(device: String, address: String)
 
     public var description: String {
         switch self {
@@ -96,6 +107,8 @@ public enum RejectReason: Sendable, Hashable, CustomStringConvertible {
         case .numericComparisonRefused(let device): "\(device) has numeric-comparison = refuse"
         case .passkeyUnavailable(let device, let reason): "no passkey for \(device): \(reason)"
         case .pinCodeNotSupported(let device): "\(device) asked for a BR/EDR PIN code, which fleetd does not give"
+        case .bondedElsewhere(let device, let address):
+            "\(device) is already bonded at \(address): another address advertising its identity is not given a passkey (`fleetctl unpair \(device)` first to pair it anew)"
         }
     }
 
@@ -108,6 +121,7 @@ public enum RejectReason: Sendable, Hashable, CustomStringConvertible {
         case .numericComparisonRefused: "numeric-comparison-refused"
         case .passkeyUnavailable: "passkey-unavailable"
         case .pinCodeNotSupported: "pin-code"
+        case .bondedElsewhere: "bonded-elsewhere"
         }
     }
 }

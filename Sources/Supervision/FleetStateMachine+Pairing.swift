@@ -28,10 +28,20 @@ extension FleetStateMachine {
     public func pairingPolicy(of id: DeviceID) -> PairingPolicy { pairing[id]?.policy ?? PairingPolicy() }
 
     /// The agent's view of a Device1 path: the wanted device it is, with its policy; nil for a stranger.
+    ///
+    /// Issue 41, point 10: an identity read from advertisement bytes (manufacturer data `mfr-…`, service data
+    /// `svc-…`) is spoofable: anyone can advertise the same bytes from another address and resolve to the same
+    /// fleet device. So a device whose bond BlueZ already holds at another object is never given a passkey for a
+    /// new one (`bondedAt`: refused), and a first pairing of such an identity is said loudly by the agent
+    /// (`spoofableFirstPairing`). docs/configuration.md ("Which identities can be spoofed") says what to configure instead (an IRK identity).
     public func pairingCandidate(path: String) -> PairingCandidate? {
         guard let (owner, id) = owners.first(where: { $0.key.rawValue == path }), owner.rawValue == path,
               let device = devices[id], device.isWanted else { return nil }
-        return PairingCandidate(device: id.rawValue, policy: pairingPolicy(of: id))
+        let bondedElsewhere = device.sightings.values.first { $0.bonded && $0.path.rawValue != path }
+        let spoofable = id.rawValue.hasPrefix("mfr-") || id.rawValue.hasPrefix("svc-")
+        return PairingCandidate(device: id.rawValue, policy: pairingPolicy(of: id), bondedAt: bondedElsewhere?.address,
+                                spoofableFirstPairing: spoofable && bondedElsewhere == nil && device.bond.adapter == nil
+                                    && !(device.sightings.values.contains { $0.bonded }))
     }
 
     // MARK: What BlueZ says of bonds

@@ -49,6 +49,8 @@ public enum FleetMessageID: String, Sendable, CaseIterable {
     case outboxFailed = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60754"
     /// The outbox started a new epoch: consumers start a new per-device seq count.
     case outboxEpochChanged = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60755"
+    /// A wanted device whose identity comes from advertised bytes pairs for the first time: logged loudly.
+    case spoofableFirstPairing = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60756"
 }
 
 /// One lifecycle event: what happened, to which device, and why — logged to journald with `FLEET_*`

@@ -95,6 +95,25 @@ import Glibc
         #expect(line.metadata["device_path"] == Self.stranger && line.metadata["device"] == nil)
     }
 
+    /// Issue 41, point 10, through the simulator's Pair: a first pairing of an identity read from advertised bytes is
+    /// logged at warning; an object claiming a bonded device's identity from another address is refused.
+    @Test func spoofableIdentitiesAreSaidAndABondElsewhereRefuses() async throws {
+        let first = try await Rig(lookup: { path in
+            path == PairingAgentTests.meter ? PairingCandidate(device: "mfr-meter", policy: PairingAgentTests.policy, spoofableFirstPairing: true) : nil
+        })
+        let paired = await first.pair(Self.meter)
+        #expect((try? paired.get()) != nil, "\(paired)")
+        #expect(first.log.records.contains { $0.metadata["reason"] == "spoofable-identity" && $0.level == .warning })
+
+        let second = try await Rig(lookup: { path in
+            path == PairingAgentTests.meter ? PairingCandidate(device: "mfr-meter", policy: PairingAgentTests.policy, bondedAt: "C0:FF:EE:00:00:99") : nil
+        })
+        let refused = await second.pair(Self.meter)
+        #expect((try? refused.get()) == nil, "\(refused)")
+        #expect(second.log.records.contains { $0.metadata["reason"] == "bonded-elsewhere" })
+        #expect(!second.log.records.contains { $0.message.contains("gave the configured passkey") })
+    }
+
     /// Issue 41, point 16: before, any process on the bus that could reach the agent (a missing or edited policy
     /// file) was given the configured passkey.
     @Test func aCallerThatIsNotBlueZIsRefusedAndGetsNoPasskey() async throws {

@@ -336,8 +336,27 @@ import Testing
     @Test func theAgentKnowsWantedDevicesOnly() throws {
         var driver = try driver(DevicePairing(policy: Self.passkey))
         driver.see(meter.object())
-        #expect(driver.machine.pairingCandidate(path: meter.path().rawValue) == PairingCandidate(device: meter.id.rawValue, policy: Self.passkey))
+        // The meter's id is read from its manufacturer data, and it has no bond yet: a first pairing said loudly.
+        #expect(driver.machine.pairingCandidate(path: meter.path().rawValue)
+                == PairingCandidate(device: meter.id.rawValue, policy: Self.passkey, spoofableFirstPairing: true))
         #expect(driver.machine.pairingCandidate(path: "/org/bluez/hci0/dev_00_11_22_33_44_55") == nil)
+    }
+
+    /// Issue 41, point 10: before, a second object advertising the meter's manufacturer data resolved to the meter
+    /// and was handed its passkey although BlueZ already held the meter's bond at its own address.
+    @Test func anotherAddressClaimingABondedIdentityGetsNoPasskey() throws {
+        var driver = try driver(DevicePairing(policy: Self.passkey))
+        driver.see(bonded())
+        driver.see(meter.object(1))
+        let impostor = try #require(driver.machine.pairingCandidate(path: meter.path(1).rawValue))
+        #expect(impostor.bondedAt == meter.address())
+        #expect(!impostor.spoofableFirstPairing)
+        let answer = AgentDecision.answer(.requestPasskey, for: PairingCandidate(device: impostor.device, policy: impostor.policy,
+                                                                                  passkey: .known(Passkey(123456)!), bondedAt: impostor.bondedAt))
+        #expect(answer == .reject(.bondedElsewhere(device: meter.id.rawValue, address: meter.address())))
+        // The bonded object itself is the meter: asked again (a re-encryption that needs the agent), it is answered.
+        let real = try #require(driver.machine.pairingCandidate(path: meter.path().rawValue))
+        #expect(real.bondedAt == nil && !real.spoofableFirstPairing)
     }
 }
 

@@ -69,9 +69,11 @@ extension PairingAgent {
             logger.warning("refused \(request) from \(candidate?.device ?? path): \(reason)", id: FleetMessageID.agentRefused.rawValue, metadata: metadata)
             throw DBusError.remote(name: Self.rejected, message: reason.description)
         case .passkey(let passkey):
+            if candidate?.spoofableFirstPairing == true { warnSpoofable(candidate, path: path, metadata: metadata) }
             logger.notice("gave the configured passkey to \(candidate?.device ?? path)", metadata: metadata)
             return [.uint32(passkey.value)]
         case .accept:
+            if candidate?.spoofableFirstPairing == true, request.member != "AuthorizeService" { warnSpoofable(candidate, path: path, metadata: metadata) }
             if case .displayPasskey(let passkey, _) = request {
                 // Nobody watches a gateway's screen: the journal is where an operator can read the passkey to type.
                 logger.notice("passkey for \(candidate?.device ?? path) to type on the device: \(passkey)", metadata: metadata)
@@ -80,6 +82,14 @@ extension PairingAgent {
             }
             return []
         }
+    }
+
+    /// A first pairing of an identity read from advertisement bytes: whoever advertises them first gets the bond.
+    private func warnSpoofable(_ candidate: PairingCandidate?, path: String, metadata: [String: String]) {
+        var metadata = metadata
+        metadata["reason"] = "spoofable-identity"
+        logger.warning("first pairing of \(candidate?.device ?? path) at \(path): its identity comes from advertised bytes that any device can copy; check that this is the real device (an irk- identity cannot be copied; see docs/configuration.md, Which identities can be spoofed)",
+                       id: FleetMessageID.spoofableFirstPairing.rawValue, metadata: metadata)
     }
 
     /// Only bluetoothd may ask the agent anything (issue 41, point 16): the bus policy says so too, but a policy
