@@ -14,8 +14,9 @@ import Synchronization
 /// What a client that does not read may cost is bounded three ways:
 /// - **Room**: a call runs, and a durable Watch sends its next value, only once the queued replies are at most
 ///   half of `bound` (`waitForRoom`); so queued output stays under `bound / 2` plus one reply.
-/// - **Stall**: a wait for room ends when the client has taken no byte for `roomTimeout`; the poll thread then
-///   closes the connection (`stalledSince`), logging the peer.
+/// - **Stall**: while the queued replies are over half of `bound` (so a call or a stream waits, or is about to),
+///   a client that takes no byte for `roomTimeout` is stalled: the poll thread closes the connection
+///   (`stalledSince`), logging the peer, and every wait for room ends with false.
 /// - **Hard bound**: a reply that would leave more than `hardBound` bytes queued (a single enormous reply) is
 ///   not queued; the connection is closed at once (`takeHardBoundExceeded`), logging the peer.
 final class ClientConnection: ReplySink {
@@ -41,8 +42,8 @@ final class ClientConnection: ReplySink {
         /// Calls and durable streams waiting for the client to read: resumed true when the buffer drains to half
         /// the bound, false when the connection closes (a stalled one included).
         var roomWaiters: [CheckedContinuation<Bool, Never>] = []
-        /// Since when the first of `roomWaiters` has waited.
-        var waitingSince: ContinuousClock.Instant?
+        /// Since when the queued replies have been over half the bound (what makes calls and streams wait).
+        var crowdedSince: ContinuousClock.Instant?
         /// When the socket last took a byte of queued output (or the connection was accepted).
         var lastProgress: ContinuousClock.Instant = .now
         /// Set when a reply would have queued this many bytes, over the hard bound: the poll thread closes.
@@ -155,6 +156,7 @@ final class ClientConnection: ReplySink {
                 state.bytes.append(contentsOf: frame)
             }
             state.peak = max(state.peak, state.pendingCount)
+            if state.crowdedSince == nil, state.pendingCount > bound / 2 { state.crowdedSince = .now }
             return .queued
         }
         wake()
@@ -208,20 +210,13 @@ final class ClientConnection: ReplySink {
         }
         if let immediate { return immediate }
         return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            var first = false
             let verdict: Bool? = output.withLock { state in
                 if state.closed || state.closeAfterFlush { return false }
                 if state.pendingCount <= threshold { return true }
-                if state.roomWaiters.isEmpty {
-                    state.waitingSince = .now
-                    first = true
-                }
                 state.roomWaiters.append(continuation)
                 return nil
             }
             if let verdict { continuation.resume(returning: verdict) }
-            // The poll thread learns of the wait's deadline (`roomDeadline`) and wakes for it.
-            if first { wake() }
         }
     }
 
@@ -239,17 +234,18 @@ final class ClientConnection: ReplySink {
     /// Bytes waiting to be written.
     var pendingOutput: Int { output.withLock { $0.pendingCount } }
 
-    /// Poll thread: when a wait for room gives up, the client having taken no byte for `timeout` since the wait
-    /// began or since its last read, whichever is later; nil while nothing waits.
+    /// Poll thread: when the connection counts as stalled, the client having taken no byte for `timeout` since its
+    /// queued replies went over half the bound or since its last read, whichever is later; nil while they are not.
+    /// Decided from the output alone, so it holds whether or not the call task has reached its wait yet.
     func roomDeadline(after timeout: Duration) -> ContinuousClock.Instant? {
         output.withLock { state in
-            guard let since = state.waitingSince, !state.roomWaiters.isEmpty else { return nil }
+            guard let since = state.crowdedSince else { return nil }
             return max(since, state.lastProgress) + timeout
         }
     }
 
-    /// Poll thread: the bytes left unsent when the connection counts as stalled at `now` (something waits for room
-    /// and the client has read nothing for `timeout`), else nil.
+    /// Poll thread: the bytes left unsent when the connection counts as stalled at `now` (its queued replies over
+    /// half the bound, and nothing read for `timeout`), else nil.
     func stalledSince(at now: ContinuousClock.Instant, timeout: Duration) -> Int? {
         guard let deadline = roomDeadline(after: timeout), now >= deadline else { return nil }
         return pendingOutput
@@ -275,11 +271,9 @@ final class ClientConnection: ReplySink {
         let threshold = bound / 2
         let (flushed, waiters) = output.withLock { state -> (Bool, [CheckedContinuation<Bool, Never>]) in
             let flushed = state.flush()
+            if flushed, state.pendingCount <= threshold { state.crowdedSince = nil }
             guard flushed, state.pendingCount <= threshold, !state.roomWaiters.isEmpty else { return (flushed, []) }
-            defer {
-                state.roomWaiters.removeAll()
-                state.waitingSince = nil
-            }
+            defer { state.roomWaiters.removeAll() }
             return (flushed, state.roomWaiters)
         }
         waiters.forEach { $0.resume(returning: true) }
@@ -306,7 +300,7 @@ final class ClientConnection: ReplySink {
             state.bytes = []
             state.offset = 0
             state.socket = nil
-            state.waitingSince = nil
+            state.crowdedSince = nil
             defer { state.roomWaiters.removeAll() }
             return state.roomWaiters
         }

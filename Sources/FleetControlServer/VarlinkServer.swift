@@ -52,9 +52,9 @@ public final class VarlinkServer: Sendable {
         /// every fleetctl run is a new process.
         public var maxConnectionsPerPeer: Int
         /// A call, or a durable Watch's next value, waits for its client to read while the client's unread replies
-        /// are over half of `maxBufferedOutputBytes`; once the client has taken no byte for this long during such a
-        /// wait, the connection is closed (logged with its pid and uid). A client that reads, however slowly, is
-        /// waited for; a durable Watch's consumer keeps the cursor it acknowledged.
+        /// are over half of `maxBufferedOutputBytes`; once the client has taken no byte for this long while they
+        /// are, the connection is closed (logged with its pid and uid) and the waits end. A client that reads,
+        /// however slowly, is waited for; a durable Watch's consumer keeps the cursor it acknowledged.
         public var roomTimeout: Duration
         /// A connection that one reply would leave with more than this many unsent bytes is closed at once (logged).
         /// The default is fleetctl's largest reply; a reply beyond it could not be read anyway.
@@ -255,8 +255,8 @@ public final class VarlinkServer: Sendable {
                     if connection.pendingOutput > 0, !connection.flush() { drop(fd); continue }
                     if let unsent = connection.stalledSince(at: now, timeout: roomTimeout) {
                         server.counters.withLock { $0.closedStalled += 1 }
-                        note("stalled.\(peer.uid)", "closed a control connection (pid \(peer.pid), uid \(peer.uid)) that read none of its replies "
-                             + "for \(roomTimeout) while a call waited for it to read (\(unsent) bytes unsent)", now: now)
+                        note("stalled.\(peer.uid)", "closed a stalled control connection (pid \(peer.pid), uid \(peer.uid)): it read none of its replies "
+                             + "for \(roomTimeout) with \(unsent) bytes unsent, over half its output bound, so its calls could not run", now: now)
                         drop(fd)
                         continue
                     }

@@ -96,7 +96,11 @@ import Testing
             return Held(watcher)
         }
         // Not reading until the server has given up on this client.
-        try await waitUntil("the stalled watcher disconnected") { fixture.server.statistics().closedStalled > 0 }
+        do {
+            try await waitUntil("the stalled watcher disconnected") { fixture.server.statistics().closedStalled > 0 }
+        } catch {
+            throw TestKitError("\(error): \(fixture.server.statistics()); log: \(fixture.logs.all)")
+        }
         let (received, ended) = try await offPool { () -> (Int, Bool) in
             var received = 0
             while true {
