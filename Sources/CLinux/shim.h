@@ -4,6 +4,7 @@
  * has no sys/eventfd.h). Nothing here links beyond libc. */
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 /* EFD_* are enum constants with macro aliases in glibc; re-declared as plain ints for Swift. */

@@ -35,7 +35,8 @@ struct FleetctlCommandSpec: Sendable {
               cursor of what it printed when the stream pauses, every 256 values and when it stops, so a consumer \
               restarted after a crash sees again at most what it printed since its last acknowledgement. \
               Acknowledging needs root or the control group. A cursor older than what the outbox keeps ends the \
-              stream with the values lost, and exit code 1.
+              stream with the values lost, and exit code 1. The names mqtt and fhir, and names starting with fleetd \
+              or _, are fleetd's own consumers and are refused (exit code 2).
               """),
         .init(name: "readings", arguments: ["DEVICE"], abstract: "Show DEVICE's stored values: the newest, or those after a cursor.",
               options: [("--since CURSOR", "Values stored after CURSOR, oldest first (default: the newest)."),

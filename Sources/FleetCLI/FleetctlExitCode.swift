@@ -27,7 +27,7 @@ public enum FleetctlExitCode: Int32, Sendable, CaseIterable {
             switch remote.name {
             case FleetInterface.name + ".DeviceNotFound", FleetInterface.name + ".AmbiguousDevice": self = .deviceNotFound
             case FleetInterface.name + ".PermissionDenied", VarlinkError.serviceInterface + ".PermissionDenied": self = .permissionDenied
-            case VarlinkError.serviceInterface + ".InvalidParameter": self = .usage
+            case VarlinkError.serviceInterface + ".InvalidParameter", FleetInterface.name + ".ReservedConsumer": self = .usage
             default: self = .failure
             }
         case .io, .connectionClosed, .timedOut, .malformedReply, .malformedRequest: self = .failure

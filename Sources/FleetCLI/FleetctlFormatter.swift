@@ -3,9 +3,13 @@ import FleetSystem
 import FoundationEssentials
 import GATTProfiles
 
-/// Human renderings of daemon replies: aligned tables and short sentences.
+/// Human renderings of daemon replies: aligned tables and short sentences. Every string the daemon sends is shown
+/// through `shown` (or a `TextTable` cell, which does the same): names and values come from devices.
 struct FleetctlFormatter {
     var colour: Bool
+
+    /// A string from the daemon as it may be printed: control characters escaped (`DisplayText`).
+    private func shown(_ text: String) -> String { DisplayText.escaped(text) }
 
     func render(_ subcommand: FleetctlSubcommand, reply: VarlinkReply) throws(FleetClientError) -> String {
         do {
@@ -20,29 +24,29 @@ struct FleetctlFormatter {
         case .status: return status(try reply.parameters(as: StatusInfo.self))
         case .devices(let idsOnly):
             let devices = try reply.parameters(as: DeviceList.self).devices
-            return idsOnly ? devices.map { $0.id + "\n" }.joined() : deviceTable(devices)
+            return idsOnly ? devices.map { shown($0.id) + "\n" }.joined() : deviceTable(devices)
         case .show: return detail(try reply.parameters(as: DeviceDetail.self))
         case .connect:
             let outcome = try reply.parameters(as: ConnectOutcome.self)
-            var text = "\(outcome.device): \(paint(outcome.state))\n"
-            if let note = outcome.note { text += note + "\n" } else if let evicted = outcome.evicted { text += "evicted \(evicted)\n" }
+            var text = "\(shown(outcome.device)): \(paint(outcome.state))\n"
+            if let note = outcome.note { text += shown(note) + "\n" } else if let evicted = outcome.evicted { text += "evicted \(shown(evicted))\n" }
             return text
         case .disconnect:
             let outcome = try reply.parameters(as: DisconnectOutcome.self)
-            return "\(outcome.device): \(paint(outcome.state))\n"
+            return "\(shown(outcome.device)): \(paint(outcome.state))\n"
         case .evict:
             let outcome = try reply.parameters(as: EvictOutcome.self)
-            return "\(outcome.device): evicted; retrying in \(Self.duration(outcome.holdOffSeconds))\n"
-        case .forget: return "\(try reply.parameters(as: ForgetOutcome.self).device): forgotten\n"
+            return "\(shown(outcome.device)): evicted; retrying in \(Self.duration(outcome.holdOffSeconds))\n"
+        case .forget: return "\(shown(try reply.parameters(as: ForgetOutcome.self).device)): forgotten\n"
         case .setPolicy:
             let outcome = try reply.parameters(as: SetPolicyOutcome.self)
-            return "\(outcome.device): policy class \(outcome.policyClass)\n"
+            return "\(shown(outcome.device)): policy class \(shown(outcome.policyClass))\n"
         case .read:
             // The hex stays the first line (scripts take it); what the profile decoder made of it follows.
             let outcome = try reply.parameters(as: ReadOutcome.self)
-            return HexBytes.encode(outcome.value) + "\n" + (outcome.decoded.map { $0.summary + "\n" } ?? "")
+            return HexBytes.encode(outcome.value) + "\n" + (outcome.decoded.map { shown($0.summary) + "\n" } ?? "")
         case .write: return "written\n"
-        case .reload: return try reply.parameters(as: ReloadOutcome.self).summary + "\n"
+        case .reload: return shown(try reply.parameters(as: ReloadOutcome.self).summary) + "\n"
         case .metrics:
             let text = try reply.parameters(as: MetricsText.self).text
             return text.hasSuffix("\n") || text.isEmpty ? text : text + "\n"
@@ -50,7 +54,7 @@ struct FleetctlFormatter {
         case .readings: return readings(try reply.parameters(as: ReadingsPage.self))
         case .pair, .unpair:
             let outcome = try reply.parameters(as: PairingOutcomeReply.self)
-            return "\(outcome.device): \(paint(outcome.state))\n\(outcome.note)\n"
+            return "\(shown(outcome.device)): \(paint(outcome.state))\n\(shown(outcome.note))\n"
         }
     }
 
@@ -62,21 +66,21 @@ struct FleetctlFormatter {
         case .disconnected: what = "disconnected"
         case .reconnected: what = "reconnected"
         case .notification(let characteristic, let value):
-            what = "\(characteristic) = \(HexBytes.encode(value))" + (event.decoded.map { "  -> \($0.summary)" } ?? "")
+            what = "\(shown(characteristic)) = \(HexBytes.encode(value))" + (event.decoded.map { "  -> \(shown($0.summary))" } ?? "")
         }
         if let stored = event.stored {
             // A stored value: its cursor leads (what --since takes), then its device's sequence number.
             let via = stored.delivery == .notification ? "" : " (\(stored.delivery.rawValue))"
-            return "\(stored.cursor)  \(time)  \(event.device)  seq \(stored.deviceSequence)  \(what)\(via)\n"
+            return "\(stored.cursor)  \(time)  \(shown(event.device))  seq \(stored.deviceSequence)  \(what)\(via)\n"
         }
-        return "\(event.sequence)  \(time)  \(event.device)  \(what)  \(event.text)\n"
+        return "\(event.sequence)  \(time)  \(shown(event.device))  \(what)  \(shown(event.text))\n"
     }
 
     private func readings(_ page: ReadingsPage) -> String {
         var text = ""
         if let lost = page.lost { text += "lost: \(lost)\n" }
         if page.readings.isEmpty {
-            text += "no stored values for \(page.device)\n"
+            text += "no stored values for \(shown(page.device))\n"
         } else {
             var table = TextTable(header: ["CURSOR", "SEQ", "TIME", "CHARACTERISTIC", "VIA", "VALUE", "SESSION", "READING"])
             for reading in page.readings {
@@ -133,7 +137,7 @@ struct FleetctlFormatter {
                            .init(link.oldestUnpublishedSeconds.map(Self.duration) ?? "-"), .init(String(link.published)),
                            .init(String(link.reconnects)), .init(String(link.lost), colour: link.lost > 0 ? .red : nil)])
         var text = "\n" + table.render(colour: colour)
-        if link.state != .connected, let error = link.lastError { text += "last error: \(error)\n" }
+        if link.state != .connected, let error = link.lastError { text += "last error: \(shown(error))\n" }
         return text
     }
 
@@ -145,7 +149,7 @@ struct FleetctlFormatter {
                            .init(String(outbox.droppedByRetention + outbox.droppedInMemory), colour: outbox.droppedInMemory > 0 ? .red : nil),
                            .init(outbox.failing ? "failing" : "ok", colour: outbox.failing ? .red : nil)])
         var text = table.render(colour: colour)
-        if let error = outbox.lastError { text += "outbox writes fail: \(error)\n" }
+        if let error = outbox.lastError { text += "outbox writes fail: \(shown(error))\n" }
         if !outbox.consumers.isEmpty {
             var consumers = TextTable(header: ["CONSUMER", "CURSOR", "UNACKNOWLEDGED", "OLDEST-UNACKNOWLEDGED"])
             for consumer in outbox.consumers {
@@ -194,10 +198,11 @@ struct FleetctlFormatter {
             ("connected for", detail.connectedForSeconds.map(Self.duration) ?? "-"),
         ]
         for information in detail.deviceInformation {
-            fields.append((Self.deviceInformationLabels[information.name] ?? information.name, information.value))
+            fields.append((Self.deviceInformationLabels[information.name] ?? shown(information.name), information.value))
         }
         let width = fields.map(\.0.count).max() ?? 0
-        var text = fields.map { ($0.0 + ":").padding(to: width + 1) + " " + $0.1 + "\n" }.joined()
+        // The state is painted here, so it is the one field not escaped (its value is fleetd's own word).
+        var text = fields.map { ($0.0 + ":").padding(to: width + 1) + " " + ($0.0 == "state" ? $0.1 : shown($0.1)) + "\n" }.joined()
         if !detail.characteristics.isEmpty {
             var table = TextTable(header: ["CHARACTERISTIC", "FLAGS"])
             for characteristic in detail.characteristics {

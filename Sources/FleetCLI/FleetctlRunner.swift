@@ -1,4 +1,5 @@
 import FleetProtocol
+import FleetSystem
 import FoundationEssentials
 
 /// Executes a parsed fleetctl command against the daemon and prints the result as a table or JSON.
@@ -50,7 +51,7 @@ public struct FleetctlRunner {
             }
             return .success
         } catch {
-            standardError("fleetctl: \(error.description)\n")
+            standardError("fleetctl: \(DisplayText.escaped(error.description))\n")
             return FleetctlExitCode(error)
         }
     }
@@ -97,7 +98,7 @@ public struct FleetctlRunner {
                 try acknowledger.flush()
                 return code
             } catch {
-                standardError("fleetctl: cannot acknowledge for consumer \(acknowledger.consumer): \(error.description)\n")
+                standardError("fleetctl: cannot acknowledge for consumer \(DisplayText.escaped(acknowledger.consumer)): \(DisplayText.escaped(error.description))\n")
                 return code == .success ? FleetctlExitCode(error) : code
             }
         }

@@ -1,15 +1,19 @@
+import FleetSystem
+
 /// Renders rows as left-aligned columns for fleetctl's human output, colouring cells only when asked.
 struct TextTable {
     var header: [String]
     var rows: [[Cell]] = []
 
-    /// A table cell: its text and an optional ANSI colour applied on a TTY.
+    /// A table cell: its text and an optional ANSI colour applied on a TTY. The text is shown escaped
+    /// (`DisplayText`): cells carry names from adverts, and a newline or an escape sequence in one would forge a
+    /// row or rewrite the terminal.
     struct Cell {
         var text: String
         var colour: TerminalColour?
 
         init(_ text: String, colour: TerminalColour? = nil) {
-            self.text = text
+            self.text = DisplayText.escaped(text)
             self.colour = colour
         }
     }

@@ -41,6 +41,11 @@ public struct FleetService: Sendable {
             // A oneway Watch could never deliver anything, so it is refused like a call without `more`.
             if method == .watch, !call.more || call.oneway { throw VarlinkError.expectedMore }
             let request = try FleetRequest(method, parameters: call)
+            // fleetd's own consumers (the publisher's `mqtt`) are moved by fleetd alone: a client that watched from
+            // their cursor would be shown, and could acknowledge away, what the broker has not yet taken.
+            if let consumer = request.consumer, let rule = ReservedConsumerName.rule(reserving: consumer) {
+                throw FleetControlError.reservedConsumer(consumer: consumer, reserved: rule)
+            }
             if case .watch(let device, let since, let consumer) = request {
                 if since != nil || consumer != nil {
                     try await streamStored(device, since: since, consumer: consumer, sink: sink)

@@ -7,7 +7,8 @@ public protocol ReplySink: Sendable {
     func send(_ reply: VarlinkReply, force: Bool) -> ReplySendResult
     /// Waits until a streamed reply would be accepted (the client has read enough of what is buffered); false
     /// once the connection is gone. A durable Watch waits here instead of overflowing: its values stay in the
-    /// store until the client reads on.
+    /// store until the client reads on. The wait has a deadline: a client connection that takes no byte for the
+    /// server's `roomTimeout` while something waits here is closed as stalled, which ends the wait with false.
     func waitForRoom() async -> Bool
 }
 

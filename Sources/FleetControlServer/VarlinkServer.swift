@@ -15,9 +15,17 @@ import Synchronization
 ///
 /// Descriptors are a shared, bounded resource, so the server never lets clients exhaust them: a connection
 /// with no call in progress is closed after `idleTimeout`, each user id may hold at most
-/// `maxConnectionsPerPeer`, and when `accept` fails for want of descriptors (EMFILE/ENFILE) a reserve
-/// descriptor is given up to accept and close the waiting connection, so the listening socket never stays
-/// readable with nothing able to drain it.
+/// `maxConnectionsPerPeer`, the last `reservedRootConnections` of `maxClients` are kept for root (so that root
+/// can still look when other users' Watches hold every slot), and when `accept` fails for want of descriptors
+/// (EMFILE/ENFILE) a reserve descriptor is given up to accept and close the waiting connection, so the listening
+/// socket never stays readable with nothing able to drain it.
+///
+/// Memory is bounded per connection (see `ClientConnection`): a call runs only when the replies the client has not
+/// read are at most half of `maxBufferedOutputBytes`, at most `ClientConnection.maxPipelinedCalls` requests are
+/// read ahead, a connection whose client reads nothing for `roomTimeout` while the server waits for it is closed,
+/// and so is one that a reply would take past `maxQueuedOutputBytes`; both closes are logged with the peer's pid
+/// and uid. So one connection holds at most half the output bound plus one reply (itself at most the hard bound),
+/// and a client that stops reading holds even that for `roomTimeout` only.
 public final class VarlinkServer: Sendable {
     /// How the server listens and what it tolerates.
     public struct Configuration: Sendable {
@@ -43,11 +51,22 @@ public final class VarlinkServer: Sendable {
         /// Connections one user id may hold at once; further ones are closed at once. Per uid, not pid:
         /// every fleetctl run is a new process.
         public var maxConnectionsPerPeer: Int
+        /// A call, or a durable Watch's next value, waits for its client to read while the client's unread replies
+        /// are over half of `maxBufferedOutputBytes`; once the client has taken no byte for this long while they
+        /// are, the connection is closed (logged with its pid and uid) and the waits end. A client that reads,
+        /// however slowly, is waited for; a durable Watch's consumer keeps the cursor it acknowledged.
+        public var roomTimeout: Duration
+        /// A connection that one reply would leave with more than this many unsent bytes is closed at once (logged).
+        /// The default is fleetctl's largest reply; a reply beyond it could not be read anyway.
+        public var maxQueuedOutputBytes: Int
+        /// Of `maxClients`, this many are kept for root: other users are refused once only these are left.
+        public var reservedRootConnections: Int
 
         public init(socketPath: String = FleetInterface.defaultSocketPath, socketMode: mode_t = 0o660, controlGroup: String? = nil,
                     inheritedDescriptor: Int32? = nil, maxRequestBytes: Int = 64 * 1024,
                     maxBufferedOutputBytes: Int = 1024 * 1024, slowConsumerGrace: Duration = .seconds(2), maxClients: Int = 1024,
-                    idleTimeout: Duration = .seconds(30), maxConnectionsPerPeer: Int = 128) {
+                    idleTimeout: Duration = .seconds(30), maxConnectionsPerPeer: Int = 128, roomTimeout: Duration = .seconds(30),
+                    maxQueuedOutputBytes: Int = 16 * 1024 * 1024, reservedRootConnections: Int = 4) {
             self.socketPath = socketPath
             self.socketMode = socketMode
             self.controlGroup = controlGroup
@@ -58,6 +77,9 @@ public final class VarlinkServer: Sendable {
             self.maxClients = maxClients
             self.idleTimeout = idleTimeout
             self.maxConnectionsPerPeer = maxConnectionsPerPeer
+            self.roomTimeout = roomTimeout
+            self.maxQueuedOutputBytes = maxQueuedOutputBytes
+            self.reservedRootConnections = reservedRootConnections
         }
     }
 
@@ -70,6 +92,9 @@ public final class VarlinkServer: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private let log: @Sendable (String) -> Void
+    /// The poll thread's connections, shared for `statistics()`.
+    private let registry = Mutex<[Int32: ClientConnection]>([:])
+    private let counters = Mutex(ControlServerStatistics())
 
     /// Binds (or adopts) the socket and starts serving. Throws if the group is unknown or the socket cannot be set up.
     public init(configuration: Configuration, service: FleetService) throws(ControlSocketError) {
@@ -110,6 +135,14 @@ public final class VarlinkServer: Sendable {
     }
 
     deinit { stop() }
+
+    /// Every open connection and what it holds, and what the server has refused or closed so far.
+    public func statistics() -> ControlServerStatistics {
+        let connections = registry.withLock { Array($0.values) }
+        var statistics = counters.withLock { $0 }
+        statistics.connections = connections.map(\.statistics).sorted { ($0.uid, $0.pid) < ($1.uid, $1.pid) }
+        return statistics
+    }
 
     fileprivate func signalWake() {
         wakeup.wake()
@@ -178,6 +211,7 @@ public final class VarlinkServer: Sendable {
         func run() {
             let wakeFD = server.wakeup.descriptor
             let idleTimeout = server.configuration.idleTimeout
+            let roomTimeout = server.configuration.roomTimeout
             if !hasReserve { note("reserve", "control socket: cannot open /dev/null as a reserve descriptor; running out of descriptors will pause accepts instead") }
             while !server.stopping.load(ordering: .acquiring) {
                 var now = ContinuousClock.now
@@ -189,10 +223,12 @@ public final class VarlinkServer: Sendable {
                 for (fd, client) in clients {
                     var events: Int16 = 0
                     // Not reading while replies pile up is the backpressure on a pipelining client that does not read.
-                    if client.reading, client.connection.pendingOutput <= server.configuration.maxBufferedOutputBytes { events |= Int16(POLLIN) }
+                    if client.reading, client.connection.pendingOutput <= server.configuration.maxBufferedOutputBytes,
+                       client.connection.acceptsMoreCalls { events |= Int16(POLLIN) }
                     if client.connection.pendingOutput > 0 { events |= Int16(POLLOUT) }
                     fds.append(pollfd(fd: fd, events: events, revents: 0))
-                    for due in [client.connection.closeDeadline, client.connection.idleDeadline(after: idleTimeout)].compactMap({ $0 }) {
+                    for due in [client.connection.closeDeadline, client.connection.idleDeadline(after: idleTimeout),
+                                client.connection.roomDeadline(after: roomTimeout)].compactMap({ $0 }) {
                         deadline = min(deadline ?? due, due)
                     }
                 }
@@ -208,8 +244,23 @@ public final class VarlinkServer: Sendable {
                 for entry in fds.dropFirst(2) where entry.revents != 0 { service(fd: entry.fd, revents: entry.revents) }
                 now = .now
                 for (fd, client) in clients {
-                    if client.connection.pendingOutput > 0, !client.connection.flush() { drop(fd); continue }
-                    if client.connection.shouldClose(at: now) { drop(fd); continue }
+                    let connection = client.connection, peer = client.connection.peer
+                    if let queued = connection.takeHardBoundExceeded() {
+                        server.counters.withLock { $0.closedOverHardBound += 1 }
+                        note("hard-bound.\(peer.uid)", "closed a control connection (pid \(peer.pid), uid \(peer.uid)): a reply would have left "
+                             + "\(queued) bytes unread, over the hard bound of \(server.configuration.maxQueuedOutputBytes)", now: now)
+                        drop(fd)
+                        continue
+                    }
+                    if connection.pendingOutput > 0, !connection.flush() { drop(fd); continue }
+                    if let unsent = connection.stalledSince(at: now, timeout: roomTimeout) {
+                        server.counters.withLock { $0.closedStalled += 1 }
+                        note("stalled.\(peer.uid)", "closed a stalled control connection (pid \(peer.pid), uid \(peer.uid)): it read none of its replies "
+                             + "for \(roomTimeout) with \(unsent) bytes unsent, over half its output bound, so its calls could not run", now: now)
+                        drop(fd)
+                        continue
+                    }
+                    if connection.shouldClose(at: now) { drop(fd); continue }
                     if let idle = client.connection.idleDeadline(after: idleTimeout), now >= idle {
                         let peer = client.connection.peer
                         note("idle", "closed an idle control connection (pid \(peer.pid), uid \(peer.uid)): no request for \(idleTimeout)", now: now)
@@ -246,7 +297,8 @@ public final class VarlinkServer: Sendable {
                         return
                     }
                 }
-                guard clients.count < server.configuration.maxClients else {
+                let capacity = server.configuration.maxClients
+                guard clients.count < capacity else {
                     note("full", "refused a control client: \(clients.count) clients already connected")
                     continue
                 }
@@ -255,6 +307,13 @@ public final class VarlinkServer: Sendable {
                     peer = try PeerCredentials.of(socket: socket)
                 } catch {
                     note("peer", "refused a control client: \(error)")
+                    continue
+                }
+                let reserved = min(max(0, server.configuration.reservedRootConnections), capacity)
+                guard peer.uid == 0 || clients.count < capacity - reserved else {
+                    server.counters.withLock { $0.refusedForRootReserve += 1 }
+                    note("root-reserve", "refused a control client (pid \(peer.pid), uid \(peer.uid)): \(clients.count) of \(capacity) "
+                         + "connections are taken and the last \(reserved) are kept for root")
                     continue
                 }
                 let held = connectionsPerUID[peer.uid, default: 0]
@@ -299,11 +358,17 @@ public final class VarlinkServer: Sendable {
             let server = self.server
             let connection = ClientConnection(socket: socket, peer: peer, authority: server.authorization.authority(for: peer),
                                               bound: server.configuration.maxBufferedOutputBytes,
+                                              hardBound: server.configuration.maxQueuedOutputBytes,
                                               slowConsumerGrace: server.configuration.slowConsumerGrace,
                                               wake: { [weak server] in server?.signalWake() })
             let service = server.service
             let task = Task {
                 for await inbound in connection.inbound {
+                    // Nothing more is answered while the client's unread replies are over half the bound: this is
+                    // what bounds a client that pipelines calls without reading. False: closed, or stalled too long.
+                    if case .fatal = inbound {} else {
+                        guard await connection.waitForRoom() else { break }
+                    }
                     switch inbound {
                     case .call(let call):
                         await service.handle(call, authority: connection.authority, sink: connection)
@@ -319,6 +384,7 @@ public final class VarlinkServer: Sendable {
                 }
                 connection.closeAfterFlush()
             }
+            server.registry.withLock { $0[connection.fd] = connection }
             clients[connection.fd] = Client(connection: connection, decoder: FrameDecoder(limit: server.configuration.maxRequestBytes), reading: true, task: task)
         }
 
@@ -373,6 +439,7 @@ public final class VarlinkServer: Sendable {
 
         func drop(_ fd: Int32) {
             guard let client = clients.removeValue(forKey: fd) else { return }
+            server.registry.withLock { _ = $0.removeValue(forKey: fd) }
             let uid = client.connection.peer.uid
             if let held = connectionsPerUID[uid], held > 1 { connectionsPerUID[uid] = held - 1 } else { connectionsPerUID[uid] = nil }
             client.task.cancel()

@@ -29,6 +29,9 @@ public enum FleetControlError: Error, Equatable, Sendable, CustomStringConvertib
     /// `Pair` or `Unpair` refused: pairing not configured for the device, no bond to remove, or a pairing
     /// already under way; `reason` says which.
     case pairingRefused(device: String, reason: String)
+    /// A Watch or Acknowledge named a consumer fleetd keeps for itself (`ReservedConsumerName`); `reserved` is the
+    /// rule that matched (`mqtt`, `fleetd*`…).
+    case reservedConsumer(consumer: String, reserved: String)
     /// Anything else, with a sentence for the operator.
     case failed(String)
 
@@ -66,6 +69,8 @@ public enum FleetControlError: Error, Equatable, Sendable, CustomStringConvertib
             return VarlinkError(name: fleet + ".StoreUnavailable", parameters: ["reason": .string(reason)])
         case .pairingRefused(let device, let reason):
             return VarlinkError(name: fleet + ".PairingRefused", parameters: ["device": .string(device), "reason": .string(reason)])
+        case .reservedConsumer(let consumer, let reserved):
+            return VarlinkError(name: fleet + ".ReservedConsumer", parameters: ["consumer": .string(consumer), "reserved": .string(reserved)])
         case .failed(let message):
             return VarlinkError(name: fleet + ".Failed", parameters: ["message": .string(message)])
         }

@@ -317,11 +317,13 @@ method Write(device: string, characteristic: string, value: string, withResponse
 # With consumer (a name) it starts after that consumer's acknowledged cursor
 # (a consumer never seen starts at the oldest stored value) unless since is
 # given; the cursor moves only by Acknowledge. A cursor older than what the
-# outbox keeps ends the stream with LostPlace.
+# outbox keeps ends the stream with LostPlace. Reserved consumer names are
+# refused with ReservedConsumer.
 method Watch(device: ?string, since: ?int, consumer: ?string) -> (event: Event)
 
 # Move a named consumer's cursor to cursor (never backwards); returns the
 # cursor in effect. A consumer is created by its first acknowledgement.
+# Reserved consumer names (see ReservedConsumer) are refused.
 method Acknowledge(consumer: string, cursor: int) -> (consumer: string, cursor: int)
 
 # One device's stored values, oldest first: those after cursor since, or the
@@ -360,6 +362,10 @@ error RequestTooLarge (limit: int)
 error LostPlace (consumer: ?string, firstCursor: int, lastCursor: int, count: int)
 # fleetd runs without its outbox: nothing is stored to replay or query.
 error StoreUnavailable (reason: string)
+# Watch or Acknowledge named a consumer fleetd keeps for its own use: mqtt
+# (the publisher), fhir, and names starting with fleetd or _ (compared
+# without regard to ASCII case); reserved is the name or prefix* matched.
+error ReservedConsumer (consumer: string, reserved: string)
 error InvalidRequest (reason: string)
 # Pair or Unpair refused: no pairing configured, no bond, or already pairing.
 error PairingRefused (device: string, reason: string)

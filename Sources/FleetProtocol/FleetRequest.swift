@@ -46,6 +46,15 @@ public enum FleetRequest: Sendable, Equatable {
         }
     }
 
+    /// The named consumer the request reads as or acknowledges for, if any.
+    public var consumer: String? {
+        switch self {
+        case .watch(_, _, let consumer): consumer
+        case .acknowledge(let consumer, _): consumer
+        default: nil
+        }
+    }
+
     /// The call to send; `Watch` is asked with `more`, as it streams.
     public func call() throws(VarlinkError) -> VarlinkCall {
         let name = method.qualifiedName

@@ -47,6 +47,8 @@ public struct VarlinkError: Error, Equatable, Sendable, CustomStringConvertible 
             return who + "values \(first)…\(last) (\(parameters["count"]?.intValue ?? 0)) were dropped by retention before they were read; "
                 + "acknowledge \(last) (or watch --since \(last)) to go on from the oldest stored value"
         case FleetInterface.name + ".StoreUnavailable": return "fleetd has no outbox: \(text("reason"))"
+        case FleetInterface.name + ".ReservedConsumer":
+            return "consumer name \(text("consumer")) is reserved for fleetd's own consumers (\(text("reserved"))); choose another name"
         case FleetInterface.name + ".Failed": return text("message")
         default: return parameters.isEmpty ? name : "\(name) \(JSONValue.object(parameters).serialized)"
         }

@@ -69,6 +69,34 @@ import Testing
         #expect(member.code == 0, "\(member.stderr)")
     }
 
+    /// Other users' Watches fill every slot but the ones kept for root, and root still gets in (issue 41, point 9).
+    @Test func rootStillGetsInWhenOtherUsersHoldEverySlot() async throws {
+        try await Self.ensureAccounts()
+        guard let entry = getpwnam(Self.reader) else { throw ControlSocketError(operation: "getpwnam", detail: Self.reader) }
+        let readerUID = entry.pointee.pw_uid
+        let fixture = try ServerFixture(configure: { $0.socketMode = 0o666; $0.maxClients = 3; $0.reservedRootConnections = 1 })
+        defer { fixture.stop() }
+        let binary = BuildProducts.path("fleetctl")
+        var watchers: [ChildProcess] = []
+        defer { for watcher in watchers { try? watcher.kill(signal: SIGKILL); _ = watcher.wait() } }
+        // One at a time, each either holding a slot (a streaming Watch) or refused and gone.
+        for _ in 0..<3 {
+            let held = fixture.server.statistics().connections.filter { $0.uid == readerUID }.count
+            let watcher = try ChildProcess("/usr/bin/setpriv", ["--reuid=\(readerUID)", "--regid=\(entry.pointee.pw_gid)", "--clear-groups",
+                                                                binary, "--socket", fixture.path, "watch"],
+                                           stdout: "/dev/null", stderr: "/dev/null")
+            watchers.append(watcher)
+            try await waitUntil("the watcher holding a slot or refused") {
+                fixture.server.statistics().connections.filter { $0.uid == readerUID && $0.callsInProgress > 0 }.count > held || !watcher.isRunning
+            }
+        }
+        let answered = try await offPool { try VarlinkConnection(path: fixture.path).call(.status, timeout: .seconds(30))["daemon"] != nil }
+        #expect(answered, "root's Status is answered with every other slot taken")
+        #expect(fixture.server.statistics().connections.filter { $0.uid == readerUID }.count == 2, "only two of three watchers got a slot")
+        #expect(fixture.server.statistics().refusedForRootReserve == 1)
+        #expect(fixture.logs.all.contains { $0.contains("uid \(readerUID)") && $0.contains("kept for root") }, "\(fixture.logs.all)")
+    }
+
     @Test func authorizationDecisionTable() {
         let policy = ControlAuthorization(controlGID: 500)
         #expect(policy.authority(uid: 0, gid: 0, accountGroups: []).canMutate)

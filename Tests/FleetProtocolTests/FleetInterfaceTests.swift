@@ -24,6 +24,7 @@ import Testing
             .characteristicNotFound(device: "x", characteristic: "y"), .bluez(name: "n", message: "m"),
             .invalidPolicyClass("c", known: []), .noCapacity(device: "x", reason: "r"), .failed("f"),
             .lostPlace(consumer: "c", lost: LostReadings(firstCursor: 1, lastCursor: 2)), .storeUnavailable(reason: "r"),
+            .reservedConsumer(consumer: "mqtt", reserved: "mqtt"),
         ].map(\.varlinkError) + [.permissionDenied(method: "m"), .slowConsumer(bufferedBytes: 1), .requestTooLarge(limit: 1), .invalidRequest("r")]
         for error in errors where error.name.hasPrefix(FleetInterface.name + ".") {
             #expect(FleetInterface.definition.contains("\nerror \(error.shortName) ("), "\(error.name) missing")

@@ -1,3 +1,4 @@
+import FleetSystem
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -7,8 +8,9 @@ extension BrokerCredentials {
     /// The largest credentials file read; anything longer is not a credentials file.
     static let maximumFileSize = 64 * 1024
 
-    /// Reads and parses a credentials file, refusing it when its group or others have any permission on it.
-    /// The mode is taken from the opened descriptor, so the file checked is the file read.
+    /// Reads and parses a credentials file, refusing it when its group or others have any permission on it, unless
+    /// it is a systemd credential in `$CREDENTIALS_DIRECTORY` as systemd makes it (0440 through an ACL; see
+    /// `ServiceCredentials`). The mode is taken from the opened descriptor, so the file checked is the file read.
     public static func load(from path: String) throws(BrokerError) -> BrokerCredentials {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw unreadable(path, errno: errno, doing: "cannot open") }
@@ -19,7 +21,7 @@ extension BrokerCredentials {
             throw BrokerError(.credentialsFileUnreadable, "broker credentials file \(path) is not a regular file", path: path)
         }
         let permissions = status.st_mode & 0o7777
-        guard permissions & 0o077 == 0 else {
+        guard permissions & 0o077 == 0 || ServiceCredentials.isServiceCredential(descriptor: fd) else {
             throw BrokerError(.credentialsFileExposed,
                               "broker credentials file \(path) has mode \(String(permissions, radix: 8, uppercase: false).leftPadded(to: 4)),"
                               + " readable or writable beyond its owner; refused (chmod 600 \(path))", path: path)

@@ -1,3 +1,4 @@
+import FleetSystem
 import FoundationEssentials
 import Pairing
 #if canImport(Glibc)
@@ -16,7 +17,10 @@ public enum PasskeyFile {
         guard fstat(fd, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .notARegularFile(path: path) }
         let mode = UInt32(info.st_mode) & 0o7777
-        if let problem = PasskeyFileMode.problem(mode: mode) { throw .tooOpen(path: path, mode: mode, problem: problem) }
+        // A systemd credential (LoadCredential=) is 0440 through an ACL for fleetd alone: accepted as it is.
+        if let problem = PasskeyFileMode.problem(mode: mode), !ServiceCredentials.isServiceCredential(descriptor: fd) {
+            throw .tooOpen(path: path, mode: mode, problem: problem)
+        }
         var buffer = [UInt8](repeating: 0, count: 64)
         let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
         guard count >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }

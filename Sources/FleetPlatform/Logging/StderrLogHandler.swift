@@ -4,19 +4,27 @@ import Glibc
 #endif
 
 /// Human-readable log lines on stderr: `2026-12-01T08:00:00Z info fleetd: connected [device=… adapter=hci0]`.
-/// Used when not running under systemd (or when asked).
+/// Used when not running under systemd (or when asked). Messages and metadata carry text from outside (device
+/// names from adverts), so their control characters are escaped (`DisplayText`): one record is one line, and
+/// nothing in it reaches the terminal as an escape sequence.
 public struct StderrLogHandler: LogHandler {
-    public init() {}
+    /// Where lines go: standard error, or (in tests) another descriptor the caller keeps open.
+    let descriptor: Int32
+
+    public init(descriptor: Int32 = STDERR_FILENO) {
+        self.descriptor = descriptor
+    }
 
     public func log(_ record: LogRecord) {
-        var line = "\(Self.timestamp()) \(record.level) \(record.label): \(record.message)"
+        var line = "\(Self.timestamp()) \(record.level) \(record.label): \(DisplayText.escaped(record.message))"
         if !record.metadata.isEmpty {
-            line += " [" + record.metadata.keys.sorted().map { "\($0)=\(record.metadata[$0]!)" }.joined(separator: " ") + "]"
+            line += " [" + record.metadata.keys.sorted().map { "\(DisplayText.escaped($0))=\(DisplayText.escaped(record.metadata[$0]!))" }
+                .joined(separator: " ") + "]"
         }
         line += "\n"
         // One write(2) per line, so lines from several threads never interleave. A failed write to stderr
         // has nowhere left to be reported, so it is dropped here, deliberately.
-        FileDescriptor.borrowing(STDERR_FILENO) { stderr in try? stderr.writeAll(line.utf8) }
+        FileDescriptor.borrowing(descriptor) { stderr in try? stderr.writeAll(line.utf8) }
     }
 
     static func timestamp() -> String {

@@ -25,6 +25,11 @@ public actor InMemoryBackend: FleetControlBackend {
 
     public func setScriptedEvents(_ events: [WatchEvent]) { scriptedEvents = events }
 
+    /// Renames a device, as an advert's name would (tests of how names are shown).
+    public func setDisplayName(_ name: String, of id: String) {
+        if let position = devices.firstIndex(where: { $0.id == id }) { devices[position].displayName = name }
+    }
+
     public func status() async throws -> StatusInfo {
         StatusInfo(daemon: DaemonInfo(version: "0.1.0-test", uptimeSeconds: 3725, state: .running),
                    adapters: [AdapterInfo(name: "hci0", address: "00:1A:7D:DA:71:13", powered: true, slotsUsed: 1, slotsCapacity: 7),
@@ -116,6 +121,60 @@ public actor InMemoryBackend: FleetControlBackend {
 
     public func metrics() async throws -> String { "# TYPE fleetd_devices_wanted gauge\nfleetd_devices_wanted \(devices.count)\n" }
 
+    // A stand-in for the outbox: stored values with cursors 1...storedCount, named consumers and their cursors.
+
+    /// How many values are stored (cursors 1...storedCount, all of the first device).
+    public private(set) var storedCount: Int64 = 0
+    /// Bytes of each stored value, so a test can size the replies of `Readings` and of a durable Watch.
+    public private(set) var storedValueSize = 8
+    /// Acknowledged cursors, as the outbox keeps them (never backwards).
+    public private(set) var consumerCursors: [String: Int64] = [:]
+    /// Every `Acknowledge` that reached the backend, in order.
+    public private(set) var acknowledgements: [(consumer: String, cursor: Int64)] = []
+    /// Every durable Watch that reached the backend, in order.
+    public private(set) var durableWatches: [(since: Int64?, consumer: String?)] = []
+    /// How many `Readings` calls were answered.
+    public private(set) var readingsAnswered = 0
+
+    public func setStored(count: Int64, valueSize: Int = 8) {
+        storedCount = count
+        storedValueSize = valueSize
+    }
+
+    public func setConsumerCursor(_ consumer: String, _ cursor: Int64) { consumerCursors[consumer] = cursor }
+
+    func storedReading(_ cursor: Int64) -> StoredReadingInfo {
+        StoredReadingInfo(cursor: cursor, deviceSequence: cursor, characteristic: "2a19", delivery: .notification,
+                          value: (0..<storedValueSize).map { UInt8(truncatingIfNeeded: Int(cursor) &+ $0) },
+                          time: Date(timeIntervalSince1970: 1_700_000_000 + Double(cursor)), session: 1)
+    }
+
+    public func watchStored(_ reference: String?, since: Int64?, consumer: String?) async throws -> AsyncThrowingStream<WatchEvent, any Error> {
+        durableWatches.append((since, consumer))
+        let device = devices[0].id
+        let start = (since ?? consumer.flatMap { consumerCursors[$0] } ?? 0) + 1
+        let values = start <= storedCount ? (start...storedCount).map(storedReading) : []
+        let source = ReplaySource(values: values, device: device)
+        return AsyncThrowingStream(unfolding: { try await source.next() })
+    }
+
+    public func acknowledge(consumer: String, cursor: Int64) async throws -> Int64 {
+        acknowledgements.append((consumer, cursor))
+        guard cursor <= storedCount else { throw FleetControlError.invalidParameter("cursor") }
+        let current = max(consumerCursors[consumer] ?? cursor, cursor)
+        consumerCursors[consumer] = current
+        return current
+    }
+
+    public func readings(_ reference: String, since: Int64?, limit: Int) async throws -> ReadingsPage {
+        let device = devices[try index(of: reference)]
+        let first = since.map { $0 + 1 } ?? max(1, storedCount - Int64(limit) + 1)
+        let last = min(storedCount, first + Int64(limit) - 1)
+        readingsAnswered += 1
+        let readings = first <= last ? (first...last).map(storedReading) : []
+        return ReadingsPage(device: device.id, readings: readings, next: readings.last?.cursor ?? (since ?? storedCount))
+    }
+
     public static func lifecycleEvents(count: Int, device: String = "a1b2c3d4e5") -> [WatchEvent] {
         var events: [WatchEvent] = []
         for position in 0..<count {
@@ -126,5 +185,32 @@ public actor InMemoryBackend: FleetControlBackend {
             events.append(WatchEvent(sequence: position + 1, time: time, device: device, kind: kind, text: "event \(position + 1)"))
         }
         return events
+    }
+}
+
+/// Pulled one value at a time, as the daemon's follower is; after the last it waits for more that never come
+/// (until the server cancels it when the client goes away).
+private final class ReplaySource: @unchecked Sendable {
+    // @unchecked: AsyncThrowingStream(unfolding:) never calls `next` concurrently.
+    private let values: [StoredReadingInfo]
+    private let device: String
+    private var position = 0
+
+    init(values: [StoredReadingInfo], device: String) {
+        self.values = values
+        self.device = device
+    }
+
+    func next() async throws -> WatchEvent? {
+        guard position < values.count else {
+            try await Task.sleep(for: .seconds(86_400))
+            return nil
+        }
+        let reading = values[position]
+        position += 1
+        return WatchEvent(sequence: Int(reading.cursor), time: reading.time, device: device,
+                          kind: .notification(characteristic: reading.characteristic, value: reading.value), text: "stored #\(reading.cursor)",
+                          stored: StoredPlace(cursor: reading.cursor, deviceSequence: reading.deviceSequence, session: reading.session,
+                                              delivery: reading.delivery))
     }
 }
