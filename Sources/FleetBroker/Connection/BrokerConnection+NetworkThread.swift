@@ -212,11 +212,6 @@ extension BrokerConnection {
             return true
         }
         guard !isInternal else { return }
-        if reason >= 0x80 {
-            emit(.rejected(id, BrokerError(.publishRejected, "the broker at \(endpoint) refused message \(id)",
-                                           cause: MosquittoLibrary.replyCause(reason, version: .mqtt5))))
-        } else {
-            emit(.acknowledged(id))
-        }
+        emit(.answer(to: id, reason: reason, broker: endpoint))
     }
 }

@@ -64,7 +64,10 @@ public final class PublishPump: Sendable {
             }
         }
         defer { ticker.cancel() }
-        var cycle = PumpCycle(source: source, publisher: publisher, configuration: configuration, report: report)
+        let publisher = self.publisher
+        var cycle = PumpCycle(source: source, configuration: configuration, report: report) { (reading) throws(BrokerError) -> PublishID in
+            try publisher.publish(reading)
+        }
         cycle.start()
         await withTaskCancellationHandler {
             for await _ in doorbell {

@@ -180,6 +180,9 @@ public final class BrokerForwarder: Sendable {
         switch report {
         case .rejected(let cursor, let error):
             logger.warning("broker refused reading \(cursor) on \(base): \(error); skipped", metadata: ["reason": "mqtt-rejected"])
+        case .refusedForNow(let cursor, let error):
+            logger.warning("broker refused reading \(cursor) on \(base) for now: \(error); publishing it again at the next poll",
+                           metadata: ["reason": "mqtt-refused-for-now"])
         case .unpublishable(let cursor, let error):
             logger.warning("reading \(cursor) cannot be published on \(base): \(error); skipped", metadata: ["reason": "mqtt-unpublishable"])
         case .publishFailed(let error):
