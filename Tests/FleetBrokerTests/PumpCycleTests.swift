@@ -115,6 +115,60 @@ import Testing
         #expect(cursor == 2 && error.kind == .publishRejected && error.cause?.code == code)
     }
 
+    /// docs/deployment.md: a clean stop commits the cursor of what the broker acknowledged, so a restart publishes
+    /// nothing twice. The stop waits for the PUBACKs of what is on the wire.
+    @Test func aStopWaitsForThePubacksInFlightAndPublishesNothingNew() {
+        var rig = Rig(readings: 8, configuration: PublishPumpConfiguration(maxInFlight: 5, acknowledgeEvery: 1000))
+        rig.handle([.link(.connected(session: 1, isReconnect: false))])
+        rig.handle([rig.puback(1)])
+        #expect(rig.publishedCursors == [1, 2, 3, 4, 5, 6])
+        let ended = rig.handle(stop: true)
+        #expect(!ended, "five publishes await their PUBACK")
+        let stillDraining = rig.handle([rig.puback(2), rig.puback(4)], readingsAvailable: true, tick: true)
+        #expect(!stillDraining)
+        #expect(rig.publishedCursors == [1, 2, 3, 4, 5, 6], "nothing new goes out once the stop is asked for")
+        let drained = rig.handle([rig.puback(3), rig.puback(5), rig.puback(6)])
+        #expect(drained, "every PUBACK is in: the pump ends")
+        rig.cycle.flushAcknowledgements(force: true)
+        #expect(rig.source.acknowledged == 6, "the cursor covers everything the broker acknowledged")
+    }
+
+    @Test func aDrainEndsAtItsDeadlineOrWhenTheSessionGoesWithWhatWasAcknowledged() {
+        var rig = Rig(readings: 4)
+        rig.handle([.link(.connected(session: 1, isReconnect: false))])
+        rig.handle([rig.puback(1), rig.puback(3)], stop: true)
+        let expired = rig.cycle.handle(PumpInbox(stop: true, drainExpired: true))
+        #expect(expired)
+        rig.cycle.flushAcknowledgements(force: true)
+        #expect(rig.source.acknowledged == 1, "2 never answered: the next run publishes it (and 3, 4) again")
+
+        var lost = Rig(readings: 4)
+        lost.handle([.link(.connected(session: 1, isReconnect: false))])
+        let draining = lost.handle(stop: true)
+        let ended = lost.handle([lost.puback(1), .link(.lost(BrokerError(.connectionLost, "gone"), retryIn: .seconds(1)))])
+        #expect(!draining && ended, "no PUBACK comes after the session ended")
+        lost.cycle.flushAcknowledgements(force: true)
+        #expect(lost.source.acknowledged == 1)
+    }
+
+    @Test func aStopDoesNotWaitForReadingsRefusedForNowNorRepublishesThem() {
+        var rig = Rig(readings: 3)
+        rig.handle([.link(.connected(session: 1, isReconnect: false))])
+        rig.handle([rig.puback(1), rig.puback(2, 0x97)])
+        let draining = rig.handle(tick: true, stop: true)
+        #expect(!draining && rig.publishedCursors == [1, 2, 3], "3 awaits its PUBACK; 2 is not sent again during the stop")
+        let ended = rig.handle([rig.puback(3)])
+        #expect(ended)
+        rig.cycle.flushAcknowledgements(force: true)
+        #expect(rig.source.acknowledged == 1)
+    }
+
+    @Test func aStopWithoutASessionEndsAtOnce() {
+        var rig = Rig(readings: 3)
+        let ended = rig.handle(stop: true)
+        #expect(ended && rig.publishedCursors.isEmpty)
+    }
+
     @Test func aLostSessionForgetsThePendingRetriesAndRepublishesFromTheCursor() {
         var rig = Rig(readings: 3)
         rig.handle([.link(.connected(session: 1, isReconnect: false))])

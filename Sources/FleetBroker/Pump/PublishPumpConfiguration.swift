@@ -13,12 +13,17 @@ public struct PublishPumpConfiguration: Sendable, Hashable {
     /// The pump reads the source again at least this often, even if nobody calls
     /// ``PublishPump/readingsAvailable()``, and retries a failed source call.
     public var pollInterval: Duration
+    /// On ``PublishPump/stop()``, how long the pump waits at most for the PUBACKs of the publishes in flight before
+    /// it tells the source its cursor and ends. What is still unanswered then is published again by the next run.
+    public var drainTimeout: Duration
 
-    public init(maxInFlight: Int = 1000, readBatch: Int = 256, acknowledgeEvery: Int = 256, pollInterval: Duration = .seconds(1)) {
+    public init(maxInFlight: Int = 1000, readBatch: Int = 256, acknowledgeEvery: Int = 256, pollInterval: Duration = .seconds(1),
+                drainTimeout: Duration = .seconds(5)) {
         self.maxInFlight = max(1, maxInFlight)
         self.readBatch = max(1, readBatch)
         self.acknowledgeEvery = max(1, acknowledgeEvery)
         self.pollInterval = pollInterval > .zero ? pollInterval : .seconds(1)
+        self.drainTimeout = max(.zero, drainTimeout)
     }
 }
 

@@ -22,6 +22,8 @@ struct PumpCycle {
     private var holdUntilPoll = false
     /// Whether this poll round's first refusal was reported (one report per round, every refusal counted).
     private var refusalReported = false
+    /// A clean stop was asked for: nothing new is published; the pump ends once nothing awaits an answer.
+    private(set) var draining = false
     /// Reading the source for a handful of free slots would cost a query per PUBACK; wait for a useful batch.
     private var refillThreshold: Int { min(configuration.readBatch, max(1, configuration.maxInFlight / 4)) }
 
@@ -46,10 +48,12 @@ struct PumpCycle {
         }
     }
 
-    /// Handles one inbox; returns whether the pump should stop.
+    /// Handles one inbox; returns whether the pump should end: cancelled, the connection stopped, or a stop whose
+    /// drain is done (every PUBACK in, the session gone, or the deadline passed).
     mutating func handle(_ mail: PumpInbox) -> Bool {
         if window == nil { start() }
-        var stopping = mail.stop
+        if mail.stop { draining = true }
+        var stopping = mail.cancelled || (draining && mail.drainExpired)
         // The poll ends the hold before this mail's events: a refusal that arrives with it waits for the next one.
         if mail.tick {
             holdUntilPoll = false
@@ -91,7 +95,8 @@ struct PumpCycle {
             }
         }
         if mail.readingsAvailable || mail.tick { sourceDrained = false }
-        if !stopping { fill() }
+        if draining, session == nil || (window?.awaitingAnswer ?? 0) == 0 { stopping = true }
+        if !stopping && !draining { fill() }
         flushAcknowledgements(force: mail.tick || stopping)
         statistics.inFlight = window?.inFlight ?? 0
         statistics.settledCursor = window?.acknowledgedCursor ?? statistics.settledCursor
