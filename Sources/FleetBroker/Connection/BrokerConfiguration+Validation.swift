@@ -23,6 +23,9 @@ extension BrokerConfiguration {
             throw invalid("max in flight \(maxInFlight) must lie in 1…65535 (MQTT's 16-bit packet identifiers)")
         }
         do { _ = try backoff.validated() } catch { throw invalid("broker reconnect backoff: \(error.message)") }
+        guard quickReconnectFor >= .zero, quickReconnectCap > .zero else {
+            throw invalid("quick reconnects for \(quickReconnectFor) capped at \(quickReconnectCap): the span must not be negative, the cap must be positive")
+        }
         if let tls { try tls.validate() }
         if let credentialsFile { _ = try BrokerCredentials.load(from: credentialsFile) }
         return self
