@@ -15,6 +15,9 @@ public struct BrokerError: Error, Sendable, Hashable, CustomStringConvertible {
         case credentialsFileMalformed
         /// A TLS CA, certificate or key file cannot be read.
         case tlsFileUnreadable
+        /// The TLS client key file grants any permission to its group or to others; it is refused, as the
+        /// credentials file is.
+        case tlsKeyFileExposed
         /// libmosquitto refused to set the client up (an option, the will, TLS).
         case clientSetup
         /// No MQTT session came up: DNS, TCP or TLS failed before the broker answered.

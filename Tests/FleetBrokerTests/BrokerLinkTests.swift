@@ -154,6 +154,7 @@ struct BrokerLinkTests {
 
         var refusedConfiguration = PublisherRig.configuration(broker, gateway: "gw-auth", version: version)
         refusedConfiguration.credentialsFile = bad
+        refusedConfiguration.allowPlaintextPassword = true  // mosquitto on 127.0.0.1 without TLS
         let refused = try BrokerConnection(refusedConfiguration)
         let refusedLog = BrokerEventLog(refused)
         refused.start()
@@ -169,6 +170,7 @@ struct BrokerLinkTests {
         let subscriber = try await MosquittoSubscriber(broker: broker, filter: "fleetd/gw-auth/#", username: "watcher", password: "w")
         var configuration = PublisherRig.configuration(broker, gateway: "gw-auth", version: version)
         configuration.credentialsFile = good
+        configuration.allowPlaintextPassword = true
         let rig = try PublisherRig(configuration)
         rig.source.append(count: 100, devices: 2)
         rig.start()

@@ -29,8 +29,12 @@ public struct BrokerConfiguration: Sendable, Hashable {
     public var tls: BrokerTLS?
     /// A file with `username=` and `password=` lines, readable by its owner only (see ``BrokerCredentials``).
     /// Read at start (a bad file is an error there) and again before every connection attempt, so a rotated
-    /// password is picked up on the next reconnect.
+    /// password is picked up on the next reconnect. Without ``tls`` it is refused (the password would cross the
+    /// network in clear), unless ``allowPlaintextPassword`` is set and the broker is on this machine.
     public var credentialsFile: String?
+    /// Lets ``credentialsFile`` be used without TLS, for a broker on a loopback address only (127.0.0.0/8, ::1,
+    /// `localhost`; ``isLoopback(host:)``), where the password never leaves the machine.
+    public var allowPlaintextPassword: Bool
     /// The delay between connection attempts and after a lost session, once the outage is no longer young.
     public var backoff: BackoffConfiguration
     /// How long an outage counts as young: its reconnect delays are at most ``quickReconnectCap``.
@@ -50,7 +54,8 @@ public struct BrokerConfiguration: Sendable, Hashable {
                 connectTimeout: Duration = .seconds(10), tls: BrokerTLS? = nil, credentialsFile: String? = nil,
                 backoff: BackoffConfiguration = BackoffConfiguration(), maxInFlight: Int = 1000,
                 shutdownTimeout: Duration = .seconds(2), randomSeed: UInt64? = nil,
-                quickReconnectFor: Duration = .seconds(120), quickReconnectCap: Duration = .seconds(1)) {
+                quickReconnectFor: Duration = .seconds(120), quickReconnectCap: Duration = .seconds(1),
+                allowPlaintextPassword: Bool = false) {
         self.host = host
         self.port = port
         self.gatewayID = gatewayID
@@ -66,6 +71,7 @@ public struct BrokerConfiguration: Sendable, Hashable {
         self.randomSeed = randomSeed
         self.quickReconnectFor = quickReconnectFor
         self.quickReconnectCap = quickReconnectCap
+        self.allowPlaintextPassword = allowPlaintextPassword
     }
 
     /// The delays between connection attempts that ``backoff`` and the young-outage rule make.
