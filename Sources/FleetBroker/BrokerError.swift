@@ -15,6 +15,9 @@ public struct BrokerError: Error, Sendable, Hashable, CustomStringConvertible {
         case credentialsFileMalformed
         /// A TLS CA, certificate or key file cannot be read.
         case tlsFileUnreadable
+        /// The TLS client key file grants any permission to its group or to others; it is refused, as the
+        /// credentials file is.
+        case tlsKeyFileExposed
         /// libmosquitto refused to set the client up (an option, the will, TLS).
         case clientSetup
         /// No MQTT session came up: DNS, TCP or TLS failed before the broker answered.
@@ -33,9 +36,13 @@ public struct BrokerError: Error, Sendable, Hashable, CustomStringConvertible {
         /// libmosquitto refused the message itself (payload larger than the broker accepts, topic not valid
         /// UTF-8): sending it again would fail the same way.
         case messageInvalid
-        /// The broker answered a QoS 1 publish with an error reason (MQTT 5 only: not authorized, quota
-        /// exceeded, …). The message will not be delivered.
+        /// The broker answered a QoS 1 publish with an error reason that would come again (MQTT 5 only: not
+        /// authorized, topic name or payload format invalid, packet too large). The message will not be delivered.
         case publishRejected
+        /// The broker answered a QoS 1 publish with an error reason that may pass (MQTT 5 only: quota exceeded,
+        /// packet identifier in use, unspecified or implementation-specific error). It was not delivered; the
+        /// publish pump sends it again (``PubackReason``).
+        case publishRefusedForNow
         /// The connection was shut down by its owner.
         case shutDown
     }

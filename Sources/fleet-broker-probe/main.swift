@@ -11,7 +11,7 @@ import Policy
 
 let usage = """
     usage: fleet-broker-probe --port N --gateway ID [--host H] [--prefix P] [--readings N] [--devices N]
-                              [--mqtt5] [--credentials FILE] [--ca FILE]
+                              [--mqtt5] [--credentials FILE] [--ca FILE] [--allow-plaintext-password]
     """
 
 func say(_ line: String) {
@@ -28,7 +28,7 @@ var flags: Set<String> = []
 var words = Array(CommandLine.arguments.dropFirst())[...]
 while let word = words.popFirst() {
     switch word {
-    case "--mqtt5": flags.insert(word)
+    case "--mqtt5", "--allow-plaintext-password": flags.insert(word)
     case "--port", "--gateway", "--host", "--prefix", "--readings", "--devices", "--credentials", "--ca":
         guard let value = words.popFirst() else { fail("\(word) needs a value") }
         options[word] = value
@@ -43,6 +43,7 @@ var configuration = BrokerConfiguration(host: options["--host"] ?? "127.0.0.1", 
 configuration.topicPrefix = options["--prefix"] ?? ReadingTopics.defaultPrefix
 configuration.protocolVersion = flags.contains("--mqtt5") ? .mqtt5 : .mqtt311
 configuration.credentialsFile = options["--credentials"]
+configuration.allowPlaintextPassword = flags.contains("--allow-plaintext-password")
 configuration.tls = options["--ca"].map { BrokerTLS(caFile: $0) }
 configuration.keepAlive = .seconds(5)
 configuration.backoff = BackoffConfiguration(base: .milliseconds(100), cap: .seconds(1), floor: .milliseconds(50), recoveryWindow: .zero)

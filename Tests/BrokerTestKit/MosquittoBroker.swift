@@ -25,14 +25,17 @@ public final class MosquittoBroker: @unchecked Sendable {
         /// `set_tcp_nodelay true`: PUBACKs leave without waiting for Nagle's algorithm (off by default in
         /// Mosquitto, as in most deployments).
         public var tcpNoDelay: Bool
+        /// More lines for mosquitto.conf (`message_size_limit 400`, …), after the harness's own.
+        public var extraConfiguration: [String]
 
         public init(users: [String: String] = [:], tls: TestCertificates? = nil, requireClientCertificate: Bool = false,
-                    acl: [String]? = nil, tcpNoDelay: Bool = false) {
+                    acl: [String]? = nil, tcpNoDelay: Bool = false, extraConfiguration: [String] = []) {
             self.users = users
             self.tls = tls
             self.requireClientCertificate = requireClientCertificate
             self.acl = acl
             self.tcpNoDelay = tcpNoDelay
+            self.extraConfiguration = extraConfiguration
         }
     }
 
@@ -105,6 +108,7 @@ public final class MosquittoBroker: @unchecked Sendable {
             lines += ["cafile \(tls.caCertificate)", "certfile \(tls.serverCertificate)", "keyfile \(tls.serverKey)",
                       "require_certificate \(options.requireClientCertificate)"]
         }
+        lines += options.extraConfiguration
         try (lines.joined(separator: "\n") + "\n").write(toFile: configPath, atomically: true, encoding: .utf8)
     }
 

@@ -88,7 +88,7 @@ import Testing
 
     @Test func aConnectionWithAnExposedCredentialsFileIsRefusedBeforeConnecting() throws {
         let (directory, path) = try file(mode: 0o644)
-        var configuration = BrokerConfiguration(host: "127.0.0.1", gatewayID: "gw")
+        var configuration = BrokerConfiguration(host: "127.0.0.1", gatewayID: "gw", allowPlaintextPassword: true)
         configuration.credentialsFile = path
         let error = #expect(throws: BrokerError.self) { try BrokerConnection(configuration) }
         #expect(error?.kind == .credentialsFileExposed)
@@ -97,4 +97,83 @@ import Testing
         #expect(absent?.kind == .credentialsFileUnreadable)
         #expect(absent?.cause?.code == ENOENT)
     }
+}
+
+/// Issue 41: a password must not cross the network in clear, and the TLS client key is a secret like it.
+@Suite struct BrokerSecretsTests {
+    func privateFile(_ directory: TemporaryDirectory, _ name: String, mode: mode_t, _ text: String = "username=gw\npassword=pw\n") throws -> String {
+        let path = directory.path + "/" + name
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(chmod(path, mode) == 0)
+        return path
+    }
+
+    @Test func credentialsWithoutTLSAreRefusedNamingWhatToDo() throws {
+        let directory = try TemporaryDirectory(prefix: "fleet-broker-secrets")
+        let credentials = try privateFile(directory, "credentials", mode: 0o600)
+        for host in ["broker.example", "127.0.0.1"] {
+            var configuration = BrokerConfiguration(host: host, gatewayID: "gw")
+            configuration.credentialsFile = credentials
+            let error = #expect(throws: BrokerError.self) { try configuration.validated() }
+            #expect(error?.kind == .invalidConfiguration)
+            #expect(error?.message.contains("in clear") == true && error?.message.contains("ca-file") == true
+                    && error?.message.contains("allow-plaintext-password = yes") == true, "\(String(describing: error))")
+        }
+    }
+
+    @Test(arguments: ["127.0.0.1", "127.1.2.3", "::1", "localhost", "LocalHost", "localhost."])
+    func plaintextIsAllowedForALoopbackBrokerWhenAskedFor(host: String) throws {
+        let directory = try TemporaryDirectory(prefix: "fleet-broker-secrets")
+        var configuration = BrokerConfiguration(host: host, gatewayID: "gw")
+        configuration.credentialsFile = try privateFile(directory, "credentials", mode: 0o600)
+        configuration.allowPlaintextPassword = true
+        #expect(try configuration.validated().allowPlaintextPassword)
+    }
+
+    @Test(arguments: ["broker.example", "10.0.0.1", "128.0.0.1", "::2", "localhost.example", "127.0.0.1.example", "0.0.0.0"])
+    func plaintextIsRefusedForAnyOtherBrokerEvenWhenAskedFor(host: String) throws {
+        let directory = try TemporaryDirectory(prefix: "fleet-broker-secrets")
+        var configuration = BrokerConfiguration(host: host, gatewayID: "gw")
+        configuration.credentialsFile = try privateFile(directory, "credentials", mode: 0o600)
+        configuration.allowPlaintextPassword = true
+        let error = #expect(throws: BrokerError.self) { try configuration.validated() }
+        #expect(error?.message.contains(host) == true && error?.message.contains("loopback") == true, "\(String(describing: error))")
+    }
+
+    @Test func credentialsOverTLSNeedNoPermission() throws {
+        let directory = try TemporaryDirectory(prefix: "fleet-broker-secrets")
+        var configuration = BrokerConfiguration(host: "broker.example", gatewayID: "gw", tls: BrokerTLS(caFile: "/etc/hostname"))
+        configuration.credentialsFile = try privateFile(directory, "credentials", mode: 0o600)
+        #expect(try configuration.validated().credentialsFile != nil)
+    }
+
+    @Test(arguments: [0o644, 0o640, 0o604, 0o660, 0o602] as [mode_t])
+    func aKeyFileOthersCanReadOrWriteIsRefused(mode: mode_t) throws {
+        let directory = try TemporaryDirectory(prefix: "fleet-broker-secrets")
+        let key = try privateFile(directory, "client.key", mode: mode, "-----BEGIN PRIVATE KEY-----\n")
+        let tls = BrokerTLS(caFile: "/etc/hostname", certificateFile: "/etc/hostname", keyFile: key)
+        let error = #expect(throws: BrokerError.self) { try BrokerConfiguration(host: "broker.example", gatewayID: "gw", tls: tls).validated() }
+        #expect(error?.path == key)
+        #expect(error?.message.contains(key) == true && error?.message.contains(String(mode, radix: 8)) == true
+                && error?.message.contains("chmod 600") == true, "\(String(describing: error))")
+        let connection = #expect(throws: BrokerError.self) { try BrokerConnection(BrokerConfiguration(host: "broker.example", gatewayID: "gw", tls: tls)) }
+        #expect(connection?.path == key, "refused before any connection")
+    }
+
+    @Test(arguments: [0o600, 0o400] as [mode_t])
+    func aKeyFileOnlyItsOwnerCanReadIsAccepted(mode: mode_t) throws {
+        let directory = try TemporaryDirectory(prefix: "fleet-broker-secrets")
+        let key = try privateFile(directory, "client.key", mode: mode, "-----BEGIN PRIVATE KEY-----\n")
+        let tls = BrokerTLS(caFile: "/etc/hostname", certificateFile: "/etc/hostname", keyFile: key)
+        #expect(try BrokerConfiguration(host: "broker.example", gatewayID: "gw", tls: tls).validated().tls?.keyFile == key)
+    }
+}
+
+@Suite struct LoopbackHostTests {
+    @Test(arguments: ["localhost", "LOCALHOST", "localhost.", "127.0.0.1", "127.0.0.53", "127.255.255.255", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1"])
+    func loopback(host: String) { #expect(BrokerConfiguration.isLoopback(host: host)) }
+
+    @Test(arguments: ["broker", "localhost.localdomain", "my-localhost", "126.255.255.255", "128.0.0.1", "0.0.0.0", "::", "::2",
+                      "::ffff:10.0.0.1", "fe80::1", "127.1", "", " 127.0.0.1"])
+    func notLoopback(host: String) { #expect(!BrokerConfiguration.isLoopback(host: host)) }
 }

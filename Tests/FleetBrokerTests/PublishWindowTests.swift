@@ -84,3 +84,49 @@ import Testing
         }
     }
 }
+
+@Suite struct PublishWindowRetryTests {
+    func id(_ n: Int32) -> PublishID { PublishID(session: 1, messageID: n) }
+
+    /// The table in PublishWindow's documentation, row by row.
+    @Test func aReadingRefusedForNowKeepsItsPlaceUntilItIsAnsweredAgain() {
+        var window = PublishWindow(capacity: 4, acknowledgedCursor: 10)
+        for n in 1...3 { window.published(cursor: 10 + Int64(n), id: id(Int32(n))) }
+        #expect(window.acknowledge(id(1)) == 11)
+        #expect(window.acknowledge(id(3)) == 13)
+        #expect(window.refusedForNow(id(2)) == 12)
+        #expect(window.acknowledgedCursor == 11 && window.inFlight == 2 && window.awaitingAnswer == 0)
+        #expect(window.acknowledge(id(2)) == nil, "the refused id is answered; it is not in flight any more")
+        let acknowledgedOne = window.republished(cursor: 13, id: id(9))
+        #expect(!acknowledgedOne, "13 was acknowledged, not refused")
+        let refusedOne = window.republished(cursor: 12, id: id(4))
+        #expect(refusedOne)
+        let again = window.republished(cursor: 12, id: id(5))
+        #expect(!again, "12 is already out again")
+        #expect(window.awaitingAnswer == 1 && window.publishedCursor == 13)
+        #expect(window.acknowledge(id(4)) == 12)
+        #expect(window.acknowledgedCursor == 13 && window.isEmpty)
+    }
+
+    @Test func aRefusedReadingGoneFromTheSourceHoldsNothingBack() {
+        var window = PublishWindow(capacity: 4, acknowledgedCursor: 0)
+        window.published(cursor: 1, id: id(1))
+        window.published(cursor: 2, id: id(2))
+        _ = window.refusedForNow(id(1))
+        _ = window.acknowledge(id(2))
+        let settled = window.abandon(cursor: 2)
+        #expect(settled == nil, "only a reading waiting to be published again can be abandoned")
+        let advanced = window.abandon(cursor: 1)
+        #expect(advanced == 2)
+        #expect(window.isEmpty)
+    }
+
+    @Test func aRestartForgetsTheRefusals() {
+        var window = PublishWindow(capacity: 4, acknowledgedCursor: 0)
+        window.published(cursor: 1, id: id(1))
+        _ = window.refusedForNow(id(1))
+        window.restart()
+        let republished = window.republished(cursor: 1, id: id(2))
+        #expect(!republished && window.isEmpty && window.publishedCursor == 0)
+    }
+}

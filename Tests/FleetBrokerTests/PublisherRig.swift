@@ -26,10 +26,12 @@ final class PublisherRig: Sendable {
     private let recordedReports = Recorded<PublishPumpReport>()
     private let running = Mutex<Task<Void, Never>?>(nil)
 
-    init(_ configuration: BrokerConfiguration, pump pumpConfiguration: PublishPumpConfiguration = PublishPumpConfiguration(maxInFlight: 200, acknowledgeEvery: 64)) throws {
+    /// `source` may be another rig's, to play a restart of the gateway on the same outbox.
+    init(_ configuration: BrokerConfiguration, source: MemoryReadingSource = MemoryReadingSource(),
+         pump pumpConfiguration: PublishPumpConfiguration = PublishPumpConfiguration(maxInFlight: 200, acknowledgeEvery: 64)) throws {
         connection = try BrokerConnection(configuration)
         log = BrokerEventLog(connection)
-        source = MemoryReadingSource()
+        self.source = source
         pump = PublishPump(source: source, publisher: ReadingPublisher(connection: connection), configuration: pumpConfiguration) {
             [recordedReports] report in recordedReports.append(report)
         }

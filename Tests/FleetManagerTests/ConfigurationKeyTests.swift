@@ -69,8 +69,12 @@ import FleetConfig
             $0.broker?.caFile == "/etc/ca.pem" && $0.broker?.certificateFile == "/etc/c.pem" && $0.broker?.keyFile == "/etc/c.key"
                 && $0.broker?.resolvedPort == 8883
         },
-        KeyCase(kind: .mqtt, keys: ["credentials-file"], text: "[mqtt]\nhost = b\ncredentials-file = /etc/fleetd/broker.credentials") {
+        KeyCase(kind: .mqtt, keys: ["credentials-file"], text: "[mqtt]\nhost = b\nca-file = /etc/ca.pem\ncredentials-file = /etc/fleetd/broker.credentials") {
             $0.broker?.credentialsFile == "/etc/fleetd/broker.credentials"
+        },
+        KeyCase(kind: .mqtt, keys: ["allow-plaintext-password"],
+                text: "[mqtt]\nhost = localhost\ncredentials-file = /etc/fleetd/broker.credentials\nallow-plaintext-password = yes") {
+            $0.broker?.allowPlaintextPassword == true
         },
         KeyCase(kind: .adapters, keys: ["use"], text: "[adapters]\nuse = hci1\thci0") { $0.adapters == ["hci1", "hci0"] },
         KeyCase(kind: .adapters, keys: ["capacity"], text: "[adapters]\ncapacity = 7") { $0.defaultCapacity == 7 && $0.capacity.isEmpty },

@@ -63,6 +63,34 @@ struct FleetdPublishingTests {
         print("after SIGKILL: \(ledger.total) readings received, \(ledger.duplicates) duplicate(s)")
     }
 
+    /// docs/deployment.md: "fleetd stopped (SIGTERM) and started … no duplicate". The broker is frozen so that the
+    /// stop comes with readings in flight; it thaws once fleetd is stopping, and their PUBACKs come during the drain.
+    @Test("fleetd stopped (SIGTERM) with readings in flight and started again: no reading is published twice")
+    func cleanStopPublishesNothingTwice() async throws {
+        let broker = try await MosquittoBroker()
+        let fleet = try await BrokerFleet(broker: broker, gateway: "gw-term", interval: 0.05)
+        defer { fleet.harness.stop() }
+        let subscriber = try await MosquittoSubscriber(broker: broker, filter: fleet.base + "/#")
+        defer { subscriber.stop() }
+        try await fleet.harness.startDaemon()
+        try await fleet.waitForReadings(subscriber, atLeast: 20)
+        try broker.freeze()
+        defer { try? broker.thaw() }
+        try await fleet.waitForLink("readings waiting for their PUBACK") { ($0["backlog"]?.intValue ?? 0) >= 20 }
+        let harness = fleet.harness
+        async let exit = harness.signalDaemon(SIGTERM)
+        try await waitUntil("fleetd to begin its stop") { harness.log().contains("stopping") }
+        try broker.thaw()
+        #expect(try await exit == 0)
+        let before = ReadingLedger(subscriber.messages(), base: fleet.base).total
+        try await fleet.harness.startDaemon()
+        try await subscriber.waitFor("readings after the restart", timeout: .seconds(40)) {
+            ReadingLedger($0, base: fleet.base).total >= before + 60
+        }
+        let (ledger, _) = try await fleet.stopAndCheckContinuity(subscriber)
+        #expect(ledger.duplicates == 0, "\(ledger.duplicates) of \(ledger.total) readings arrived twice across clean stops")
+    }
+
     @Test("retention overflows while the broker is away: the dropped readings are reported and counted, the rest arrive")
     func retentionOverflow() async throws {
         let broker = try await MosquittoBroker()

@@ -23,9 +23,41 @@ extension BrokerConfiguration {
             throw invalid("max in flight \(maxInFlight) must lie in 1…65535 (MQTT's 16-bit packet identifiers)")
         }
         do { _ = try backoff.validated() } catch { throw invalid("broker reconnect backoff: \(error.message)") }
+        guard quickReconnectFor >= .zero, quickReconnectCap > .zero else {
+            throw invalid("quick reconnects for \(quickReconnectFor) capped at \(quickReconnectCap): the span must not be negative, the cap must be positive")
+        }
         if let tls { try tls.validate() }
-        if let credentialsFile { _ = try BrokerCredentials.load(from: credentialsFile) }
+        if let credentialsFile {
+            if tls == nil {
+                guard allowPlaintextPassword else {
+                    throw invalid("the credentials file \(credentialsFile) would send its password to the broker at \(host) in clear, without TLS;"
+                                  + " set ca-file to the CA of the broker's certificate, or, for a broker on this machine only,"
+                                  + " allow-plaintext-password = yes")
+                }
+                guard Self.isLoopback(host: host) else {
+                    throw invalid("allow-plaintext-password = yes is only for a broker on this machine (a loopback address: 127.0.0.0/8, ::1,"
+                                  + " localhost), and \(host) is not one: the password would cross the network in clear; set ca-file to use TLS")
+                }
+            }
+            _ = try BrokerCredentials.load(from: credentialsFile)
+        }
         return self
+    }
+
+    /// Whether `host` names this machine by a loopback address: `localhost` (any case, a trailing dot allowed), an
+    /// IPv4 address in 127.0.0.0/8, `::1`, or `::ffff:127.x.y.z`. A name that merely resolves to one does not count:
+    /// what it resolves to can change.
+    public static func isLoopback(host: String) -> Bool {
+        var name = host.lowercased()
+        if name.hasSuffix(".") { name.removeLast() }
+        if name == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, name, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, name, &v6) == 1 else { return false }
+        let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        if bytes == [UInt8](repeating: 0, count: 15) + [1] { return true }
+        return bytes[..<12].elementsEqual([UInt8](repeating: 0, count: 10) + [0xFF, 0xFF]) && bytes[12] == 127
     }
 }
 
@@ -35,13 +67,37 @@ extension BrokerTLS {
             throw BrokerError(.invalidConfiguration, "a TLS client certificate needs its key file and a key file needs its certificate"
                               + " (certificate: \(certificateFile ?? "none"), key: \(keyFile ?? "none"))")
         }
-        for (role, path) in [("CA", caFile), ("client certificate", certificateFile), ("client key", keyFile)] {
+        for (role, path) in [("CA", caFile), ("client certificate", certificateFile)] {
             guard let path else { continue }
             guard access(path, R_OK) == 0 else {
                 let code = errno
                 throw BrokerError(.tlsFileUnreadable, "cannot read the TLS \(role) file \(path)",
                                   cause: .system(errno: code, text: String(cString: strerror(code))), path: path)
             }
+        }
+        if let keyFile { try Self.checkKeyFile(keyFile) }
+    }
+
+    /// The client key is a secret like the password: it must be readable, and is refused when its group or others
+    /// have any permission on it (the credentials file's rule; the mode is taken from the opened descriptor).
+    public static func checkKeyFile(_ path: String) throws(BrokerError) {
+        func unreadable(_ code: Int32) -> BrokerError {
+            BrokerError(.tlsFileUnreadable, "cannot read the TLS client key file \(path)",
+                        cause: .system(errno: code, text: String(cString: strerror(code))), path: path)
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw unreadable(errno) }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw unreadable(errno) }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw BrokerError(.tlsFileUnreadable, "the TLS client key file \(path) is not a regular file", path: path)
+        }
+        let permissions = status.st_mode & 0o7777
+        guard permissions & 0o077 == 0 else {
+            throw BrokerError(.tlsKeyFileExposed,
+                              "the TLS client key file \(path) has mode \(String(permissions, radix: 8, uppercase: false).leftPadded(to: 4)),"
+                              + " readable or writable beyond its owner; refused (chmod 600 \(path))", path: path)
         }
     }
 }

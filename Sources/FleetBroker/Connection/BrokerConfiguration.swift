@@ -3,8 +3,9 @@ import Policy
 /// Where and how one gateway connects to the fleet's MQTT broker.
 ///
 /// Defaults: MQTT 3.1.1, port 1883 (8883 is the convention with TLS, set it explicitly), keep-alive 30 s,
-/// connect timeout 10 s, up to 1 000 QoS 1 publishes in flight, and the project's ``Backoff`` (1 s doubling to
-/// 60 s, full jitter) between connection attempts. The gateway id is the MQTT client id and the second topic
+/// connect timeout 10 s, up to 1 000 QoS 1 publishes in flight, and between connection attempts the project's
+/// ``Backoff`` (1 s doubling to 60 s, full jitter) capped at 1 s for the first 2 min of an outage
+/// (``BrokerReconnectPolicy``). The gateway id is the MQTT client id and the second topic
 /// level, so two gateways on one broker must not share it (the broker would disconnect the older session).
 public struct BrokerConfiguration: Sendable, Hashable {
     /// The MQTT protocol level sent in CONNECT.
@@ -28,10 +29,18 @@ public struct BrokerConfiguration: Sendable, Hashable {
     public var tls: BrokerTLS?
     /// A file with `username=` and `password=` lines, readable by its owner only (see ``BrokerCredentials``).
     /// Read at start (a bad file is an error there) and again before every connection attempt, so a rotated
-    /// password is picked up on the next reconnect.
+    /// password is picked up on the next reconnect. Without ``tls`` it is refused (the password would cross the
+    /// network in clear), unless ``allowPlaintextPassword`` is set and the broker is on this machine.
     public var credentialsFile: String?
-    /// The delay between connection attempts and after a lost session.
+    /// Lets ``credentialsFile`` be used without TLS, for a broker on a loopback address only (127.0.0.0/8, ::1,
+    /// `localhost`; ``isLoopback(host:)``), where the password never leaves the machine.
+    public var allowPlaintextPassword: Bool
+    /// The delay between connection attempts and after a lost session, once the outage is no longer young.
     public var backoff: BackoffConfiguration
+    /// How long an outage counts as young: its reconnect delays are at most ``quickReconnectCap``.
+    public var quickReconnectFor: Duration
+    /// The longest reconnect delay while the outage is young.
+    public var quickReconnectCap: Duration
     /// libmosquitto's send maximum: QoS 1 publishes on the wire without a PUBACK yet, 1…65 535 (more are
     /// queued inside the library). An MQTT 5 broker may lower it with its Receive Maximum.
     public var maxInFlight: Int
@@ -44,7 +53,9 @@ public struct BrokerConfiguration: Sendable, Hashable {
                 protocolVersion: ProtocolVersion = .mqtt311, keepAlive: Duration = .seconds(30),
                 connectTimeout: Duration = .seconds(10), tls: BrokerTLS? = nil, credentialsFile: String? = nil,
                 backoff: BackoffConfiguration = BackoffConfiguration(), maxInFlight: Int = 1000,
-                shutdownTimeout: Duration = .seconds(2), randomSeed: UInt64? = nil) {
+                shutdownTimeout: Duration = .seconds(2), randomSeed: UInt64? = nil,
+                quickReconnectFor: Duration = .seconds(120), quickReconnectCap: Duration = .seconds(1),
+                allowPlaintextPassword: Bool = false) {
         self.host = host
         self.port = port
         self.gatewayID = gatewayID
@@ -58,6 +69,14 @@ public struct BrokerConfiguration: Sendable, Hashable {
         self.maxInFlight = maxInFlight
         self.shutdownTimeout = shutdownTimeout
         self.randomSeed = randomSeed
+        self.quickReconnectFor = quickReconnectFor
+        self.quickReconnectCap = quickReconnectCap
+        self.allowPlaintextPassword = allowPlaintextPassword
+    }
+
+    /// The delays between connection attempts that ``backoff`` and the young-outage rule make.
+    public var reconnectPolicy: BrokerReconnectPolicy {
+        BrokerReconnectPolicy(backoff: backoff, quickFor: quickReconnectFor, quickCap: quickReconnectCap)
     }
 }
 

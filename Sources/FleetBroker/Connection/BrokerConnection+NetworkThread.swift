@@ -26,7 +26,7 @@ private enum SessionEnd {
 extension BrokerConnection {
     /// The network thread: attempt, serve the session, wait out the backoff, again, until shutdown.
     func runNetworkLoop() {
-        var backoff = Backoff(configuration: configuration.backoff)
+        var outage = BrokerOutage(policy: configuration.reconnectPolicy)
         var random = SplitMix64(seed: configuration.randomSeed ?? UInt64.random(in: .min ... .max))
         var sessions = 0
         attempts: while !stopRequested {
@@ -35,7 +35,7 @@ extension BrokerConnection {
             case .stopped:
                 break attempts
             case .failed(let error):
-                let delay = backoff.recordFailure(using: &random)
+                let delay = outage.failed(now: sinceEpoch, draw: Double.random(in: 0...1, using: &random))
                 state.withLock { state in
                     state.status.failedAttempts += 1
                     state.status.lastError = error
@@ -44,10 +44,10 @@ extension BrokerConnection {
                 waitOut(delay)
             case .established(let client, let signals):
                 sessions += 1
-                backoff.linkUp(now: sinceEpoch)
+                outage.linkUp(now: sinceEpoch)
                 emit(.link(.connected(session: sessions, isReconnect: sessions > 1)))
                 let end = serve(client, signals)
-                backoff.linkDown(now: sinceEpoch)
+                outage.linkDown(now: sinceEpoch)
                 state.withLock { $0.client = nil }
                 statusPublishes.withLock { $0.ids = [] }
                 // The client (and with it the socket, if still open) goes here, before anything else happens.
@@ -55,7 +55,7 @@ extension BrokerConnection {
                 case .stopped:
                     break attempts
                 case .lost(let error):
-                    let delay = backoff.recordFailure(using: &random)
+                    let delay = outage.failed(now: sinceEpoch, draw: Double.random(in: 0...1, using: &random))
                     state.withLock { state in
                         state.status.losses += 1
                         state.status.lastError = error
@@ -212,11 +212,6 @@ extension BrokerConnection {
             return true
         }
         guard !isInternal else { return }
-        if reason >= 0x80 {
-            emit(.rejected(id, BrokerError(.publishRejected, "the broker at \(endpoint) refused message \(id)",
-                                           cause: MosquittoLibrary.replyCause(reason, version: .mqtt5))))
-        } else {
-            emit(.acknowledged(id))
-        }
+        emit(.answer(to: id, reason: reason, broker: endpoint))
     }
 }

@@ -4,8 +4,8 @@ import FoundationEssentials
 import Synchronization
 
 /// One gateway's link to the fleet's MQTT broker over libmosquitto: QoS 1 publishes that return an id, PUBACKs
-/// and link changes as events, the gateway's retained status with a last will, and reconnects paced by the
-/// project's own ``Backoff``.
+/// and link changes as events, the gateway's retained status with a last will, and reconnects paced by
+/// ``BrokerReconnectPolicy`` (the project's own ``Backoff``, capped at 1 s while an outage is young).
 ///
 /// **Threads.** ``start()`` starts a network thread that owns the socket: it connects, runs libmosquitto's loop,
 /// and waits out the backoff between attempts. ``publish(topic:payload:qos:retain:)`` may be called from any
@@ -33,7 +33,7 @@ public final class BrokerConnection: Sendable {
     let statusPublishes = Mutex(StatusPublishes())
     /// Ends the backoff wait early when ``shutdown()`` is called.
     let wake = DispatchSemaphore(value: 0)
-    /// The zero of the durations given to ``Backoff`` (it wants time since a monotonic epoch).
+    /// The zero of the durations given to ``BrokerOutage`` (it wants time since a monotonic epoch).
     let epoch = ContinuousClock.now
 
     /// Validates the configuration (including the credentials file's mode and the TLS files) without

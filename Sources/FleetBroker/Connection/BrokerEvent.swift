@@ -35,8 +35,27 @@ public enum BrokerEvent: Sendable, Hashable {
     case link(BrokerLinkEvent)
     /// The broker acknowledged a QoS 1 publish (PUBACK with a success reason): it now owns the message.
     case acknowledged(PublishID)
-    /// The broker answered a QoS 1 publish with an error reason (MQTT 5): it will not deliver it.
+    /// The broker answered a QoS 1 publish with an error reason that would come again (MQTT 5: not authorized,
+    /// topic or payload invalid, …): it will not deliver it, now or later.
     case rejected(PublishID, BrokerError)
+    /// The broker answered a QoS 1 publish with an error reason that may pass (MQTT 5: quota exceeded, packet
+    /// identifier in use, an unspecified or implementation-specific error): not delivered now; publish it again.
+    case refusedForNow(PublishID, BrokerError)
+
+    /// The event a PUBACK of `id` with reason `code` becomes (``PubackReason`` decides); `broker` names the
+    /// broker in the error.
+    public static func answer(to id: PublishID, reason code: Int32, broker: String) -> BrokerEvent {
+        switch PubackReason.disposition(of: code) {
+        case .accepted:
+            .acknowledged(id)
+        case .retryLater:
+            .refusedForNow(id, BrokerError(.publishRefusedForNow, "the broker at \(broker) refused message \(id) for now",
+                                           cause: MosquittoLibrary.replyCause(code, version: .mqtt5)))
+        case .refused:
+            .rejected(id, BrokerError(.publishRejected, "the broker at \(broker) refused message \(id)",
+                                      cause: MosquittoLibrary.replyCause(code, version: .mqtt5)))
+        }
+    }
 }
 
 /// The broker link as `fleetctl status` and the metrics show it.

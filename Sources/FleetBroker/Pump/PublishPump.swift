@@ -10,8 +10,9 @@ import Synchronization
 /// arrive while the broker is away stay in the source and go out in cursor order when it returns.
 ///
 /// The connection's lifecycle belongs to the caller: ``run()`` observes it (start the connection before or
-/// after, either works) and returns when ``stop()`` is called, its task is cancelled, or the connection is shut
-/// down. Tell the pump about new readings with ``readingsAvailable()``; it also polls the source every
+/// after, either works) and returns when ``stop()`` has drained the window, its task is cancelled, or the
+/// connection is shut down. A clean stop is ``stop()``, then ``BrokerConnection/shutdown()`` once ``run()`` has
+/// returned: the PUBACKs of what was in flight are counted first, so the next run publishes none of it again. Tell the pump about new readings with ``readingsAvailable()``; it also polls the source every
 /// ``PublishPumpConfiguration/pollInterval``.
 public final class PublishPump: Sendable {
     public let source: any ReadingSource
@@ -41,7 +42,9 @@ public final class PublishPump: Sendable {
         post { $0.readingsAvailable = true }
     }
 
-    /// Ends ``run()`` after telling the source the last acknowledged cursor.
+    /// A clean stop: nothing new is published; ``run()`` waits for the PUBACKs of the publishes in flight (at most
+    /// ``PublishPumpConfiguration/drainTimeout``, less if the session ends), tells the source the last
+    /// acknowledged cursor and returns.
     public func stop() {
         post { $0.stop = true }
     }
@@ -64,20 +67,32 @@ public final class PublishPump: Sendable {
             }
         }
         defer { ticker.cancel() }
-        var cycle = PumpCycle(source: source, publisher: publisher, configuration: configuration, report: report)
+        let publisher = self.publisher
+        var cycle = PumpCycle(source: source, configuration: configuration, report: report) { (reading) throws(BrokerError) -> PublishID in
+            try publisher.publish(reading)
+        }
         cycle.start()
         await withTaskCancellationHandler {
+            var drainDeadline: Task<Void, Never>?
+            defer { drainDeadline?.cancel() }
             for await _ in doorbell {
                 let mail = inbox.withLock { inbox -> PumpInbox in
-                    defer { inbox = PumpInbox(stop: inbox.stop) }
+                    defer { inbox = PumpInbox(stop: inbox.stop, drainExpired: inbox.drainExpired, cancelled: inbox.cancelled) }
                     return inbox
                 }
-                let stopping = cycle.handle(mail)
+                if mail.stop, drainDeadline == nil {
+                    drainDeadline = Task { [self, timeout = configuration.drainTimeout] in
+                        try? await Task.sleep(for: timeout)
+                        post { $0.drainExpired = true }
+                    }
+                }
+                let ended = cycle.handle(mail)
                 counters.withLock { $0 = cycle.statistics }
-                if stopping { break }
+                if ended { break }
             }
         } onCancel: {
-            stop()
+            // Cancellation is not a clean stop: no waiting for PUBACKs.
+            post { $0.cancelled = true }
         }
         cycle.flushAcknowledgements(force: true)
         counters.withLock { $0 = cycle.statistics }
@@ -94,10 +109,16 @@ public final class PublishPump: Sendable {
 }
 
 /// What arrived for the pump since it last looked; taken whole each time, so a burst of PUBACKs costs one wake.
+/// `stop`, `drainExpired` and `cancelled` stay set once set.
 struct PumpInbox {
     var events: [BrokerEvent] = []
     var readingsAvailable = false
     var tick = false
+    /// ``PublishPump/stop()``: drain, then end.
     var stop = false
+    /// The drain's deadline passed: end now, with whatever is still unanswered.
+    var drainExpired = false
+    /// The pump's task was cancelled: end now.
+    var cancelled = false
     var rung = false
 }

@@ -13,20 +13,30 @@ public struct PublishPumpConfiguration: Sendable, Hashable {
     /// The pump reads the source again at least this often, even if nobody calls
     /// ``PublishPump/readingsAvailable()``, and retries a failed source call.
     public var pollInterval: Duration
+    /// On ``PublishPump/stop()``, how long the pump waits at most for the PUBACKs of the publishes in flight before
+    /// it tells the source its cursor and ends. What is still unanswered then is published again by the next run.
+    public var drainTimeout: Duration
 
-    public init(maxInFlight: Int = 1000, readBatch: Int = 256, acknowledgeEvery: Int = 256, pollInterval: Duration = .seconds(1)) {
+    public init(maxInFlight: Int = 1000, readBatch: Int = 256, acknowledgeEvery: Int = 256, pollInterval: Duration = .seconds(1),
+                drainTimeout: Duration = .seconds(5)) {
         self.maxInFlight = max(1, maxInFlight)
         self.readBatch = max(1, readBatch)
         self.acknowledgeEvery = max(1, acknowledgeEvery)
         self.pollInterval = pollInterval > .zero ? pollInterval : .seconds(1)
+        self.drainTimeout = max(.zero, drainTimeout)
     }
 }
 
 /// Something the pump met and went on from; each is also counted in ``PublishPumpStatistics``.
 public enum PublishPumpReport: Sendable, Hashable {
-    /// The broker refused the reading at `cursor` (MQTT 5 PUBACK with an error reason). It is settled: publishing
-    /// it again would be refused again and would hold back every later reading.
+    /// The broker refused the reading at `cursor` (MQTT 5 PUBACK with a permanent error reason, ``PubackReason``).
+    /// It is settled: publishing it again would be refused again and would hold back every later reading.
     case rejected(cursor: Int64, BrokerError)
+    /// The broker refused the reading at `cursor` for now (MQTT 5 PUBACK with a transient error reason: quota
+    /// exceeded, …). It is not settled: the pump publishes nothing new until the next poll, then publishes it (and
+    /// any other so refused) again. Reported once per poll, for the first refusal; ``PublishPumpStatistics/refusedForNow``
+    /// counts them all.
+    case refusedForNow(cursor: Int64, BrokerError)
     /// The reading at `cursor` cannot be published at all (an id that is not a valid topic level, a payload the
     /// broker cannot take). It is settled, for the same reason.
     case unpublishable(cursor: Int64, BrokerError)
@@ -40,11 +50,15 @@ public enum PublishPumpReport: Sendable, Hashable {
 public struct PublishPumpStatistics: Sendable, Hashable {
     /// QoS 1 publishes sent, republications included.
     public var published = 0
-    /// Publishes of a cursor already published before (after a lost session): the duplicates the pump may cause.
+    /// Publishes of a cursor already published before (after a lost session, the duplicates the pump may cause;
+    /// or after the broker refused it for now).
     public var republished = 0
     /// PUBACKs matched to a reading.
     public var acknowledged = 0
+    /// Readings the broker refused for good (settled, not delivered).
     public var rejected = 0
+    /// PUBACKs that refused a reading for now (each is published again: also counted in ``republished``).
+    public var refusedForNow = 0
     public var unpublishable = 0
     /// The cursor the source was last told (``ReadingSource/acknowledge(upTo:)``).
     public var acknowledgedCursor: Int64 = 0

@@ -11,6 +11,16 @@
 /// | PUBACK of 12 | 11: no, 12: yes, 13: no | 10 |
 /// | PUBACK of 11 | 13: no | 12 |
 /// | session lost | (empty) | 12: republish from 13 |
+///
+/// A reading the broker refused for now (``BrokerEvent/refusedForNow(_:_:)``) keeps its place and holds the cursor
+/// until it is published again and answered:
+///
+/// | event | window | acknowledged |
+/// |---|---|---|
+/// | publish 11, 12, 13 | 11: no, 12: no, 13: no | 10 |
+/// | PUBACK of 11, 13; 0x97 for 12 | 12: to retry, 13: yes | 11 |
+/// | 12 published again | 12: no, 13: yes | 11 |
+/// | PUBACK of 12 | (empty) | 13 |
 public struct PublishWindow: Sendable {
     public let capacity: Int
     /// Every cursor up to this one is settled.
@@ -22,6 +32,8 @@ public struct PublishWindow: Sendable {
     private struct Entry: Sendable {
         var cursor: Int64
         var settled: Bool
+        /// Refused for now and not yet published again: no PUBACK is awaited for it.
+        var awaitingRetry = false
     }
 
     /// In-flight entries in publish order; `entries[head...]` are live, the prefix is dead space reclaimed in bulk.
@@ -38,8 +50,10 @@ public struct PublishWindow: Sendable {
         publishedCursor = acknowledgedCursor
     }
 
-    /// Publishes awaiting their PUBACK (or behind one that is).
+    /// Publishes awaiting their PUBACK (or behind one that is), and readings waiting to be published again.
     public var inFlight: Int { entries.count - head }
+    /// Publishes on the wire whose answer has not come: what a clean stop waits for.
+    public var awaitingAnswer: Int { positions.count }
     /// How many more may be published now.
     public var room: Int { max(0, capacity - inFlight) }
     public var isEmpty: Bool { inFlight == 0 }
@@ -70,6 +84,43 @@ public struct PublishWindow: Sendable {
         let cursor = entries[index].cursor
         _ = advance()
         return cursor
+    }
+
+    /// The broker refused `id` for now: its reading keeps its place, unsettled, until ``republished(cursor:id:)``.
+    /// Returns that reading's cursor, or nil if `id` is not in flight.
+    public mutating func refusedForNow(_ id: PublishID) -> Int64? {
+        guard let position = positions.removeValue(forKey: id) else { return nil }
+        entries[position - dropped].awaitingRetry = true
+        return entries[position - dropped].cursor
+    }
+
+    /// The reading at `cursor`, refused for now, went out again as `id`. Returns false (and changes nothing) if no
+    /// such reading waits in the window: the session restarted since, or it was never refused.
+    @discardableResult
+    public mutating func republished(cursor: Int64, id: PublishID) -> Bool {
+        guard let index = liveIndex(of: cursor), entries[index].awaitingRetry else { return false }
+        entries[index].awaitingRetry = false
+        positions[id] = index + dropped
+        return true
+    }
+
+    /// A reading waiting to be published again is gone from the source (retention dropped it meanwhile): it counts
+    /// as settled, so it holds back nothing. Returns the acknowledged cursor if it advanced.
+    public mutating func abandon(cursor: Int64) -> Int64? {
+        guard let index = liveIndex(of: cursor), entries[index].awaitingRetry else { return nil }
+        entries[index].awaitingRetry = false
+        entries[index].settled = true
+        return advance()
+    }
+
+    /// Where the live entry with `cursor` is (entries are in increasing cursor order).
+    private func liveIndex(of cursor: Int64) -> Int? {
+        var low = head, high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].cursor < cursor { low = middle + 1 } else { high = middle }
+        }
+        return low < entries.count && entries[low].cursor == cursor ? low : nil
     }
 
     /// The session ended: its PUBACKs will never come. Forgets what is in flight, so the next read starts again

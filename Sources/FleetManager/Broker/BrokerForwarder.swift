@@ -119,8 +119,10 @@ public final class BrokerForwarder: Sendable {
         connection.start()
     }
 
-    /// Stops publishing in order: the pump tells the outbox the last acknowledged cursor, then the connection
-    /// retains `offline` and disconnects (or, if the broker does not answer, leaves the will to say so).
+    /// Stops publishing in order: the pump publishes nothing new and waits (up to its drain timeout, 5 s) for the
+    /// PUBACKs of what is in flight, tells the outbox the last acknowledged cursor, then the connection retains
+    /// `offline` and disconnects (or, if the broker does not answer, leaves the will to say so). So a clean stop
+    /// costs no duplicate after the restart.
     public func stop() async {
         pump.stop()
         await pumpTask.withLock { $0 }?.value
@@ -180,6 +182,9 @@ public final class BrokerForwarder: Sendable {
         switch report {
         case .rejected(let cursor, let error):
             logger.warning("broker refused reading \(cursor) on \(base): \(error); skipped", metadata: ["reason": "mqtt-rejected"])
+        case .refusedForNow(let cursor, let error):
+            logger.warning("broker refused reading \(cursor) on \(base) for now: \(error); publishing it again at the next poll",
+                           metadata: ["reason": "mqtt-refused-for-now"])
         case .unpublishable(let cursor, let error):
             logger.warning("reading \(cursor) cannot be published on \(base): \(error); skipped", metadata: ["reason": "mqtt-unpublishable"])
         case .publishFailed(let error):

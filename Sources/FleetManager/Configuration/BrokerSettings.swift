@@ -18,8 +18,11 @@ public struct BrokerSettings: Sendable, Hashable {
     public var caFile: String?
     public var certificateFile: String?
     public var keyFile: String?
-    /// `username=` / `password=` lines; refused when its group or others have any permission on it.
+    /// `username=` / `password=` lines; refused when its group or others have any permission on it, and without
+    /// TLS unless ``allowPlaintextPassword`` (for a loopback broker only).
     public var credentialsFile: String?
+    /// `allow-plaintext-password = yes`: the credentials may go without TLS to a broker on this machine.
+    public var allowPlaintextPassword = false
 
     public init(host: String) { self.host = host }
 
@@ -36,7 +39,7 @@ public struct BrokerSettings: Sendable, Hashable {
         BrokerConfiguration(host: host, port: resolvedPort, gatewayID: resolvedGatewayID(hostName: hostName), topicPrefix: topicPrefix,
                             protocolVersion: protocolVersion, keepAlive: keepAlive,
                             tls: caFile.map { BrokerTLS(caFile: $0, certificateFile: certificateFile, keyFile: keyFile) },
-                            credentialsFile: credentialsFile)
+                            credentialsFile: credentialsFile, allowPlaintextPassword: allowPlaintextPassword)
     }
 }
 
@@ -84,11 +87,25 @@ extension FleetConfiguration {
         if settings.certificateFile != nil, settings.caFile == nil {
             throw r.fail(.incompleteSection, r.entry("cert-file"), "a client certificate is for TLS: set ca-file to the CA that signed the broker's certificate")
         }
+        settings.allowPlaintextPassword = try r.bool("allow-plaintext-password") ?? false
+        if settings.credentialsFile != nil, settings.caFile == nil {
+            // The same rule BrokerConfiguration.validated() applies, here to name the key to change.
+            guard settings.allowPlaintextPassword else {
+                throw r.fail(.invalidValue, r.entry("credentials-file"),
+                             "without ca-file the broker password would cross the network in clear; set ca-file to the CA of the broker's"
+                             + " certificate (TLS), or, for a broker on this machine only, allow-plaintext-password = yes")
+            }
+            guard BrokerConfiguration.isLoopback(host: host) else {
+                throw r.fail(.invalidValue, r.entry("allow-plaintext-password"),
+                             "only for a broker on this machine (a loopback address: 127.0.0.0/8, ::1, localhost), and host \(host) is not one;"
+                             + " set ca-file to use TLS")
+            }
+        }
         broker = settings
     }
 
-    /// Checks the files `[mqtt]` names as fleetd will use them: the credentials file readable and private
-    /// (no permission for group or others), the TLS files readable. `document` locates the key in errors.
+    /// Checks the files `[mqtt]` names as fleetd will use them: the credentials file and the TLS key readable and
+    /// private (no permission for group or others), the other TLS files readable. `document` locates the key in errors.
     func checkBrokerFiles(_ document: ConfigDocument) throws(ConfigError) {
         guard let broker else { return }
         let section = document.sections.first { $0.kind == ConfigSection.mqtt.rawValue && $0.name == nil }
@@ -99,12 +116,15 @@ extension FleetConfiguration {
         if let path = broker.credentialsFile {
             do { _ = try BrokerCredentials.load(from: path) } catch { throw fail("credentials-file", error.description) }
         }
-        for (key, path) in [("ca-file", broker.caFile), ("cert-file", broker.certificateFile), ("key-file", broker.keyFile)] {
+        for (key, path) in [("ca-file", broker.caFile), ("cert-file", broker.certificateFile)] {
             guard let path else { continue }
             guard access(path, R_OK) == 0 else {
                 let code = errno
                 throw fail(key, "cannot read \(path): \(String(cString: strerror(code)))")
             }
+        }
+        if let path = broker.keyFile {
+            do { try BrokerTLS.checkKeyFile(path) } catch { throw fail("key-file", error.description) }
         }
     }
 }

@@ -56,7 +56,7 @@ public enum ConfigSection: String, Sendable, Hashable, CaseIterable, CustomStrin
         case .outbox: ["path", "commit-delay", "max-age", "max-rows"]
         case .mqtt:
             ["host", "port", "protocol", "gateway-id", "topic-prefix", "keep-alive", "ca-file", "cert-file", "key-file",
-             "credentials-file"]
+             "credentials-file", "allow-plaintext-password"]
         }
     }
 

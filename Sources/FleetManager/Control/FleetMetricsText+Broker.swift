@@ -16,6 +16,9 @@ extension FleetMetricsText {
         family("fleetd_mqtt_acknowledged_total", "counter", "Readings the broker acknowledged (PUBACK).", String(pump.acknowledged))
         family("fleetd_mqtt_refused_total", "counter", "Readings the broker refused or that cannot be published, skipped.",
                String(pump.rejected + pump.unpublishable))
+        family("fleetd_mqtt_refused_for_now_total", "counter",
+               "Publishes the broker refused for now (MQTT 5 quota exceeded, packet id in use, unspecified), published again.",
+               String(pump.refusedForNow))
         family("fleetd_mqtt_backlog", "gauge", "Readings in the outbox the broker has not acknowledged yet.", String(info.backlog))
         family("fleetd_mqtt_oldest_unpublished_age_seconds", "gauge", "Age of the oldest reading not yet acknowledged (0: none).",
                String(info.oldestUnpublishedSeconds ?? 0))
