@@ -56,7 +56,7 @@ import Testing
     }
 
     static func writeConfig(_ path: String, credentials: String) throws {
-        try "[mqtt]\nhost = broker\ncredentials-file = \(credentials)\n".write(toFile: path, atomically: true, encoding: .utf8)
+        try "[mqtt]\nhost = 127.0.0.1\nallow-plaintext-password = yes\ncredentials-file = \(credentials)\n".write(toFile: path, atomically: true, encoding: .utf8)
         chmod(path, 0o644)
     }
 

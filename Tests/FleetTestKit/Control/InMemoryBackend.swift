@@ -144,7 +144,7 @@ public actor InMemoryBackend: FleetControlBackend {
     public func setConsumerCursor(_ consumer: String, _ cursor: Int64) { consumerCursors[consumer] = cursor }
 
     func storedReading(_ cursor: Int64) -> StoredReadingInfo {
-        StoredReadingInfo(cursor: cursor, deviceSequence: cursor, characteristic: "2a19", delivery: .notification,
+        StoredReadingInfo(cursor: cursor, deviceSequence: cursor, epoch: 0, characteristic: "2a19", delivery: .notification,
                           value: (0..<storedValueSize).map { UInt8(truncatingIfNeeded: Int(cursor) &+ $0) },
                           time: Date(timeIntervalSince1970: 1_700_000_000 + Double(cursor)), session: 1)
     }
@@ -210,7 +210,7 @@ private final class ReplaySource: @unchecked Sendable {
         position += 1
         return WatchEvent(sequence: Int(reading.cursor), time: reading.time, device: device,
                           kind: .notification(characteristic: reading.characteristic, value: reading.value), text: "stored #\(reading.cursor)",
-                          stored: StoredPlace(cursor: reading.cursor, deviceSequence: reading.deviceSequence, session: reading.session,
+                          stored: StoredPlace(cursor: reading.cursor, deviceSequence: reading.deviceSequence, epoch: reading.epoch, session: reading.session,
                                               delivery: reading.delivery))
     }
 }
