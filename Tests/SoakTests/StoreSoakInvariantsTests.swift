@@ -1,3 +1,4 @@
+import Foundation
 import FleetTestKit
 import Testing
 
@@ -96,5 +97,35 @@ import Testing
         let long = StoreSoakSchedule(seed: 7, seconds: 600)
         #expect(Set(long.faults.map(\.kind)) == Set(StoreSoakFaultKind.allCases), "\(long.countsByKind)")
         #expect(StoreSoakSchedule.figureLine([.diskFull: 2]).hasPrefix("faults injected: disk-full 2, clock-step 0"))
+    }
+}
+
+/// The wall-clock step the storage soak uses: libfaketime really moves a preloaded child's clock.
+@Suite struct WallClockStepTests {
+    func fakeNow(_ clock: WallClockStep) throws -> Int {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/date")
+        process.arguments = ["+%s"]
+        process.environment = clock.environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    @Test("a step of the timestamp file moves the child's wall clock, back and forward", .enabled(if: WallClockStep.available))
+    func steps() throws {
+        let path = NSTemporaryDirectory() + "wallclock-\(getpid())"
+        defer { unlink(path) }
+        let clock = try WallClockStep(path: path)
+        try clock.step(-3600)
+        let back = try fakeNow(clock) - Int(Date().timeIntervalSince1970)
+        #expect(abs(back + 3600) < 30, "\(back)")
+        try clock.step(7200)
+        let forward = try fakeNow(clock) - Int(Date().timeIntervalSince1970)
+        #expect(abs(forward - 3600) < 30, "\(forward)")
+        #expect(ProcessInfo.processInfo.environment["LD_PRELOAD"] == nil, "the soak itself is not preloaded")
     }
 }
