@@ -8,7 +8,7 @@ SWIFT_FLAGS ?=
 
 DEBIAN_PACKAGES := libdbus-1-dev libsystemd-dev libssl-dev libsqlite3-dev sqlite3 dbus-daemon dbus bluez bluez-test-tools \
 	bluez-test-scripts python3-dbus python3-venv python3-pip systemd util-linux procps \
-	libmosquitto-dev mosquitto mosquitto-clients
+	libmosquitto-dev mosquitto mosquitto-clients faketime
 
 .PHONY: all deps build release test test-unit test-bluez demo soak bench install clean
 
