@@ -58,7 +58,7 @@ public final class MosquittoBroker: @unchecked Sendable {
             let passwords = directory.path + "/passwords"
             for (index, (user, password)) in options.users.sorted(by: { $0.key < $1.key }).enumerated() {
                 let arguments = (index == 0 ? ["-c"] : []) + ["-b", passwords, user, password]
-                let result = try ChildProcess.run("/usr/bin/mosquitto_passwd", arguments, timeout: .seconds(30))
+                let result = try await ChildProcess.run("/usr/bin/mosquitto_passwd", arguments, timeout: .seconds(30))
                 guard result.code == 0 else { throw TestKitError("mosquitto_passwd failed: \(result.stderr)") }
             }
         }

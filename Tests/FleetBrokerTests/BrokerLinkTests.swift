@@ -202,7 +202,7 @@ struct BrokerLinkTests {
         }
         #expect(try await MosquittoSubscriber.retained(on: "fleetd/gw-south/status", broker: broker)?.payload == "online")
         try south.process.kill(signal: SIGTERM)
-        #expect(south.process.wait(timeout: .seconds(30)) == 0, "SIGTERM is a graceful shutdown: \(south.text)")
+        #expect(await south.process.wait(timeout: .seconds(30)) == 0, "SIGTERM is a graceful shutdown: \(south.text)")
         #expect(try await MosquittoSubscriber.retained(on: "fleetd/gw-south/status", broker: broker)?.payload == "offline")
         #expect(south.text.contains("stopped"))
     }

@@ -17,10 +17,13 @@ struct CleanStopTests {
         let configuration = PublisherRig.configuration(broker, gateway: "gw-drain", version: version)
         let pump = PublishPumpConfiguration(maxInFlight: 500, acknowledgeEvery: 100)
         let first = try PublisherRig(configuration, pump: pump)
-        first.source.append(count: 20_000, devices: 8)
+        first.source.append(count: 2_000, devices: 8)
         first.start()
-        try await waitUntil("some readings acknowledged") { first.source.acknowledged >= 1000 }
+        try await first.waitUntilAllAcknowledged()
         try broker.freeze()
+        // The rest is appended only once the broker is frozen: appended before, a fast broker could acknowledge so
+        // much of it before the freeze that fewer than 375 remained to fill the window (a failure seen in the suite).
+        first.source.append(count: 18_000, devices: 8)
         // The pump refills only when a quarter of the window is free, so a frozen broker leaves 375…500 in flight.
         try await waitUntil("the window filled") { first.pump.statistics.inFlight >= 375 }
         let stopping = Task { await first.finish() }

@@ -17,22 +17,29 @@ struct CatalogJournalTests {
     static let installedPath = "/usr/lib/systemd/catalog/fleetd.catalog"
 
     /// Installs deploy/fleetd.catalog for the duration of `body`, then puts back whatever was there before.
-    func withInstalledCatalog(_ body: () throws -> Void) throws {
+    func withInstalledCatalog(_ body: () async throws -> Void) async throws {
         let files = FileManager.default
         let previous = files.contents(atPath: Self.installedPath)
         try files.createDirectory(atPath: "/usr/lib/systemd/catalog", withIntermediateDirectories: true)
         try Data(contentsOf: URL(fileURLWithPath: FleetCatalog.path)).write(to: URL(fileURLWithPath: Self.installedPath))
-        defer {
+        // Restored on every way out; not in a defer, which cannot await journalctl off the cooperative pool.
+        func restore() async {
             if let previous {
                 try? previous.write(to: URL(fileURLWithPath: Self.installedPath))
             } else {
                 try? files.removeItem(atPath: Self.installedPath)
             }
-            _ = try? ChildProcess.run("/bin/journalctl", ["--update-catalog"], timeout: .seconds(30))
+            _ = try? await ChildProcess.run("/bin/journalctl", ["--update-catalog"], timeout: .seconds(30))
         }
-        let update = try ChildProcess.run("/bin/journalctl", ["--update-catalog"], timeout: .seconds(30))
-        try #require(update.code == 0, "journalctl --update-catalog failed: \(update.stderr)")
-        try body()
+        do {
+            let update = try await ChildProcess.run("/bin/journalctl", ["--update-catalog"], timeout: .seconds(30))
+            try #require(update.code == 0, "journalctl --update-catalog failed: \(update.stderr)")
+            try await body()
+        } catch {
+            await restore()
+            throw error
+        }
+        await restore()
     }
 
     /// `journalctl -x` lines with the catalog's `░░ ` margin removed.
@@ -51,9 +58,9 @@ struct CatalogJournalTests {
     }
 
     @Test("an eviction logged by fleetd's logger shows its catalog subject and body with the event's fields")
-    func evictionIsExplained() throws {
+    func evictionIsExplained() async throws {
         try TestJournal.start()
-        try withInstalledCatalog {
+        try await withInstalledCatalog {
             let identifier = uniqueIdentifier()
             let logger = Logger(label: "fleetd", handler: JournalLogHandler(identifier: identifier))
             let event = LifecycleEvent(.evicted, "evicted hr-strap-7 for a higher class", device: DeviceID("hr-strap-7"),
@@ -61,7 +68,7 @@ struct CatalogJournalTests {
                                        delay: .seconds(60))
             logger.warning(event.message, id: event.id.rawValue, metadata: event.metadata)
 
-            let entries = try TestJournal.entries(matching: "SYSLOG_IDENTIFIER=\(identifier)")
+            let entries = try await TestJournal.entries(matching: "SYSLOG_IDENTIFIER=\(identifier)")
             try #require(entries.count == 1, "journald holds \(entries.count) entries from this test")
             #expect(entries[0]["MESSAGE_ID"] as? String == FleetMessageID.evicted.rawValue)
             #expect(entries[0]["FLEET_DELAY_MS"] as? String == "60000")
@@ -70,7 +77,7 @@ struct CatalogJournalTests {
             let expected = catalog.explained(with: ["FLEET_DEVICE": "hr-strap-7", "FLEET_ADDRESS": "C4:7C:8D:6A:11:07",
                                                     "FLEET_ADAPTER": "hci0", "FLEET_REASON": "evict-lower-class",
                                                     "FLEET_DELAY_MS": "60000"])
-            let shown = explanationLines(try TestJournal.explained(matching: "SYSLOG_IDENTIFIER=\(identifier)"))
+            let shown = explanationLines(try await TestJournal.explained(matching: "SYSLOG_IDENTIFIER=\(identifier)"))
             #expect(shown.contains("Subject: \(expected.subject)"), "journalctl -x shows no catalog subject:\n\(shown.joined(separator: "\n"))")
             #expect(shown.contains("Defined-By: fleetd"))
             #expect(expected.subject == "Evicted hr-strap-7 from hci0 (evict-lower-class)")
@@ -82,9 +89,9 @@ struct CatalogJournalTests {
     }
 
     @Test("every fleetd event kind is explained by journalctl -x")
-    func everyEventIsExplained() throws {
+    func everyEventIsExplained() async throws {
         try TestJournal.start()
-        try withInstalledCatalog {
+        try await withInstalledCatalog {
             let identifier = uniqueIdentifier()
             let logger = Logger(label: "fleetd", handler: JournalLogHandler(identifier: identifier))
             let fields = ["FLEET_DEVICE": "glucose-2", "FLEET_ADDRESS": "5D:21:0A:9C:33:E2", "FLEET_ADAPTER": "hci1",
@@ -94,7 +101,7 @@ struct CatalogJournalTests {
                                            reason: "le-connection-timeout", attempt: 3, failures: 2, delay: .milliseconds(1500))
                 logger.notice(event.message, id: event.id.rawValue, metadata: event.metadata)
             }
-            let shown = explanationLines(try TestJournal.explained(matching: "SYSLOG_IDENTIFIER=\(identifier)"))
+            let shown = explanationLines(try await TestJournal.explained(matching: "SYSLOG_IDENTIFIER=\(identifier)"))
             let entries = try FleetCatalog.load()
             for id in FleetMessageID.allCases {
                 let entry = try #require(entries.first { $0.id == id.rawValue }, "\(id) has no catalog entry")

@@ -19,17 +19,17 @@ struct SupervisorJournalTests {
         try await harness.waitFor("ready", SupervisorScenarioTests.allReady([id]))
         try await harness.sim("DropLink", [.string("s1")])
         let pid = String(harness.fleetd?.pid ?? 0)
-        try await harness.waitFor("a backoff entry in the journal") { _ in
-            ((try? TestJournal.entries(matching: "MESSAGE_ID=\(FleetMessageID.backoffScheduled.rawValue)")) ?? [])
+        try await waitUntil("a backoff entry in the journal") {
+            ((try? await TestJournal.entries(matching: "MESSAGE_ID=\(FleetMessageID.backoffScheduled.rawValue)")) ?? [])
                 .contains { $0["FLEET_DEVICE"] as? String == id && $0["_PID"] as? String == pid }
         }
-        let ready = try TestJournal.entries(matching: "MESSAGE_ID=\(FleetMessageID.ready.rawValue)").filter { $0["_PID"] as? String == pid }
+        let ready = try await TestJournal.entries(matching: "MESSAGE_ID=\(FleetMessageID.ready.rawValue)").filter { $0["_PID"] as? String == pid }
         let first = try #require(ready.first)
         #expect(first["FLEET_DEVICE"] as? String == id)
         #expect(first["FLEET_ADAPTER"] as? String == "hci0")
         #expect(first["FLEET_ADDRESS"] as? String == "A0:00:00:00:00:01")
         #expect(first["SYSLOG_IDENTIFIER"] as? String == "fleetd")
-        let backoff = try TestJournal.entries(matching: "MESSAGE_ID=\(FleetMessageID.backoffScheduled.rawValue)").filter { $0["_PID"] as? String == pid }
+        let backoff = try await TestJournal.entries(matching: "MESSAGE_ID=\(FleetMessageID.backoffScheduled.rawValue)").filter { $0["_PID"] as? String == pid }
         let entry = try #require(backoff.first)
         // The strap was ready: its drop is a session that ended, not a failure against the budget.
         #expect(entry["FLEET_FAILURES"] as? String == "0")

@@ -6,13 +6,13 @@ import Testing
 @Suite("journald sink against a real systemd-journald", .serialized)
 struct JournalLogHandlerTests {
     @Test("an entry is stored with MESSAGE_ID, PRIORITY and FLEET_ fields")
-    func entryRoundTrip() throws {
+    func entryRoundTrip() async throws {
         try TestJournal.start()
         let marker = UUID().uuidString.replacingOccurrences(of: "-", with: "")
         let logger = Logger(label: "fleetd-test", level: .trace, handler: JournalLogHandler(identifier: "fleetd-test"))
         logger.warning("device went away", id: "8f1c6a3e0b9d4a47a2c5e7f901b3d5c7",
                        metadata: ["device": "mfr-0059-010203040506", "marker": marker, "retry-delay": "1500", "_secret": "x", "Mixed.Case": "y"])
-        let entries = try TestJournal.entries(matching: "FLEET_MARKER=\(marker)")
+        let entries = try await TestJournal.entries(matching: "FLEET_MARKER=\(marker)")
         try #require(entries.count == 1)
         let entry = entries[0]
         #expect(entry["MESSAGE"] as? String == "device went away")

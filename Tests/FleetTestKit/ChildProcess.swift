@@ -133,6 +133,20 @@ public final class ChildProcess: @unchecked Sendable {
     }
 }
 
+extension ChildProcess {
+    /// The same, awaited from async code: the child runs while this task is suspended, never on one of the two
+    /// cooperative threads (a test blocked in waitpid there starves every in-process server in the run).
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                           timeout: Duration = .seconds(60)) async throws -> (code: Int32, stdout: String, stderr: String) {
+        try await offPool { try run(executable, arguments, environment: environment, timeout: timeout) }
+    }
+
+    /// `wait(timeout:)` awaited from async code, off the cooperative pool.
+    public func wait(timeout: Duration) async -> Int32? {
+        (try? await offPool { [self] in self.wait(timeout: timeout) }) ?? nil
+    }
+}
+
 /// A test-infrastructure failure, with what went wrong.
 public struct TestKitError: Error, CustomStringConvertible {
     public var description: String

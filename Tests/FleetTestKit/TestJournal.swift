@@ -50,17 +50,17 @@ public enum TestJournal {
     }
 
     /// Entries matching `FIELD=value`, as journalctl's JSON objects (after flushing journald's buffers).
-    public static func entries(matching match: String) throws -> [[String: Any]] {
-        _ = try ChildProcess.run("/bin/journalctl", ["--sync"], timeout: .seconds(20))
-        let result = try ChildProcess.run("/bin/journalctl", ["-o", "json", "--no-pager", match], timeout: .seconds(20))
+    public static func entries(matching match: String) async throws -> [[String: Any]] {
+        _ = try await ChildProcess.run("/bin/journalctl", ["--sync"], timeout: .seconds(20))
+        let result = try await ChildProcess.run("/bin/journalctl", ["-o", "json", "--no-pager", match], timeout: .seconds(20))
         return result.stdout.split(separator: "\n").compactMap { line in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
         }
     }
 
     /// `journalctl -x` text for entries matching `FIELD=value`.
-    public static func explained(matching match: String) throws -> String {
-        _ = try ChildProcess.run("/bin/journalctl", ["--sync"], timeout: .seconds(20))
-        return try ChildProcess.run("/bin/journalctl", ["-x", "--no-pager", match], timeout: .seconds(20)).stdout
+    public static func explained(matching match: String) async throws -> String {
+        _ = try await ChildProcess.run("/bin/journalctl", ["--sync"], timeout: .seconds(20))
+        return try await ChildProcess.run("/bin/journalctl", ["-x", "--no-pager", match], timeout: .seconds(20)).stdout
     }
 }

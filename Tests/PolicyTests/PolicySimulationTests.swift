@@ -1,7 +1,8 @@
+import TestScheduling
 import Testing
 @testable import Policy
 
-@Suite("PolicySimulation")
+@Suite("PolicySimulation", .offCooperativePool)
 struct PolicySimulationTests {
     /// The documented bound: no second of the minute after the reset adapter returns holds more than this share
     /// of that minute's connect attempts. Uniform spreading over the 30 s / 5 s recovery windows gives about

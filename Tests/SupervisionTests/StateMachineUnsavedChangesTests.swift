@@ -1,6 +1,7 @@
 @testable import Supervision
 import Identity
 import Policy
+import TestScheduling
 import Testing
 
 /// `UnsavedChanges` is what lets a save look at a few devices instead of the whole fleet, so it must never miss
@@ -8,7 +9,7 @@ import Testing
 /// everything is). Checked against the whole-state comparison it replaces, over seeded random runs of every
 /// kind of event: adverts from several addresses and adapters, links, services, removals, connect, set-up and
 /// timer outcomes, adapters powering off and on, operator commands, evictions, bonds and strangers.
-@Suite struct StateMachineUnsavedChangesTests {
+@Suite(.offCooperativePool) struct StateMachineUnsavedChangesTests {
     static let fleet = (1...8).map { Peripheral(UInt8($0)) }
     /// Advertise under the fleet's company id but are not wanted: the registry still records them.
     static let strangers = (40...42).map { Peripheral(UInt8($0)) }

@@ -1,3 +1,4 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
@@ -5,7 +6,7 @@ import Testing
 /// error is a ProfileDecodeError; what these tests check is that no value traps (an out-of-bounds index, an
 /// arithmetic overflow, a failed precondition would kill the test process), and that every error and every
 /// observation is consistent with the value it came from.
-@Suite struct CatalogFuzzTests {
+@Suite(.offCooperativePool) struct CatalogFuzzTests {
     static let decoders = ProfileCatalog.decoders.values.sorted { $0.characteristic < $1.characteristic }
     /// The characteristics read once per link: the ones a decoder may find in `context.features`.
     static let featureKeys = decoders.filter { $0.delivery == .readOnce }.map(\.characteristic)

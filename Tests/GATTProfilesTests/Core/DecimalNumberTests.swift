@@ -1,8 +1,9 @@
 import Foundation   // JSONEncoder/JSONDecoder in the test only: the library itself imports nothing.
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
-@Suite struct DecimalNumberTests {
+@Suite(.offCooperativePool) struct DecimalNumberTests {
     func json<T: Encodable>(_ value: T) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -1,7 +1,8 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
-@Suite struct DeviceTimeTests {
+@Suite(.offCooperativePool) struct DeviceTimeTests {
     func t(_ y: Int, _ mo: Int, _ d: Int, _ h: Int = 0, _ mi: Int = 0, _ s: Int = 0) -> DeviceTime {
         DeviceTime(year: y, month: mo, day: d, hours: h, minutes: mi, seconds: s)
     }

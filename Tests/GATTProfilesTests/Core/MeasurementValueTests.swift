@@ -1,7 +1,8 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
-@Suite struct MeasurementValueTests {
+@Suite(.offCooperativePool) struct MeasurementValueTests {
     /// IEEE 11073-20601 §F.8 SFLOAT specials: whole 16-bit patterns (exponent nibble 0).
     static let sfloatSpecials: [UInt16: MeasurementValue] = [
         0x07FF: .notANumber,             // mantissa +2047 (2^11 − 1)

@@ -1,8 +1,9 @@
 import GATTProfiles
+import TestScheduling
 import Testing
 
 /// Records the spec splits over two characteristics, put back together by a consumer's decoder, in stream order.
-@Suite struct ObservationDecoderJoinTests {
+@Suite(.offCooperativePool) struct ObservationDecoderJoinTests {
     func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8)] }
 
     // Glucose Measurement (GLS §3.106 of GSS): flags 0x16 = type/location present, mol/L, context follows; sequence 42;

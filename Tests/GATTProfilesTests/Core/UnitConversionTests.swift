@@ -1,9 +1,10 @@
 import GATTProfiles
+import TestScheduling
 import Testing
 
 /// The conversions fleetd offers (never applies): each expected value worked by hand from the factor in
 /// UnitConversion's table, rounded half away from zero once.
-@Suite struct UnitConversionTests {
+@Suite(.offCooperativePool) struct UnitConversionTests {
     func convert(_ metric: Metric, _ text: String, _ from: MeasurementUnit, to: MeasurementUnit, places: Int) -> String? {
         guard let value = DecimalNumber(parsing: text),
               let converted = UnitConversion.convert(Quantity(metric, value, from), to: to, places: places),

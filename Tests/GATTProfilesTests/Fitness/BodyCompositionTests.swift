@@ -1,7 +1,8 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
-@Suite struct BodyCompositionMeasurementTests {
+@Suite(.offCooperativePool) struct BodyCompositionMeasurementTests {
     let decode: CharacteristicDecoder.Decode = BodyCompositionMeasurement.decode
 
     /// BCS v1.0 §3.2 optional fields after the time stamp (bit 1) and user ID (bit 2), in wire order: bit, metric,
@@ -163,7 +164,7 @@ import Testing
     }
 }
 
-@Suite struct BodyCompositionMergeTests {
+@Suite(.offCooperativePool) struct BodyCompositionMergeTests {
     // Composition: 21.3 % body fat, user 3, no weight/height. Weight: flags 0x0C SI, 72.35 kg, user 3, BMI 23.4, 1.756 m.
     let composition = fitDecode(BodyCompositionMeasurement.decode, [0x04, 0x00, 0xD5, 0x00, 0x03])!
     let weight = fitDecode(WeightMeasurement.decode, [0x0C, 0x86, 0x38, 0x03, 0xEA, 0x00, 0xDC, 0x06])!
@@ -199,7 +200,7 @@ import Testing
     }
 }
 
-@Suite struct BodyCompositionFeatureTests {
+@Suite(.offCooperativePool) struct BodyCompositionFeatureTests {
     let decode: CharacteristicDecoder.Decode = BodyCompositionFeature.decode
 
     @Test func everyFeatureBitAndResolution() throws {

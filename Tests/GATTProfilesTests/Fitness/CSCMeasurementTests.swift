@@ -1,7 +1,8 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
-@Suite struct CSCMeasurementTests {
+@Suite(.offCooperativePool) struct CSCMeasurementTests {
     let decode: CharacteristicDecoder.Decode = CSCMeasurement.decode
     static let characteristic = AssignedNumber(0x2A5B)
 

@@ -1,7 +1,8 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
-@Suite struct CurrentTimeTests {
+@Suite(.offCooperativePool) struct CurrentTimeTests {
     let decode: CharacteristicDecoder.Decode = CurrentTime.decode
     static let characteristic = AssignedNumber(0x2A2B)
 
@@ -97,7 +98,7 @@ import Testing
     }
 }
 
-@Suite struct DateTimeCharacteristicTests {
+@Suite(.offCooperativePool) struct DateTimeCharacteristicTests {
     let decode: CharacteristicDecoder.Decode = DateTimeCharacteristic.decode
     static let characteristic = AssignedNumber(0x2A08)
 

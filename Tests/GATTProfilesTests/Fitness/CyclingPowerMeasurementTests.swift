@@ -1,7 +1,8 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
-@Suite struct CyclingPowerMeasurementTests {
+@Suite(.offCooperativePool) struct CyclingPowerMeasurementTests {
     let decode: CharacteristicDecoder.Decode = CyclingPowerMeasurement.decode
     static let characteristic = AssignedNumber(0x2A63)
 

@@ -1,7 +1,8 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
-@Suite struct DeviceInformationStringTests {
+@Suite(.offCooperativePool) struct DeviceInformationStringTests {
     /// The six `utf8s` characteristics of DIS v1.1 §3: decoder, assigned number, detail name, summary words.
     static let strings: [(decode: CharacteristicDecoder.Decode, characteristic: AssignedNumber, field: String, words: String)] = [
         (ManufacturerNameString.decode, AssignedNumber(0x2A29), "manufacturer-name", "manufacturer"),
@@ -103,7 +104,7 @@ import Testing
     }
 }
 
-@Suite struct SystemIDTests {
+@Suite(.offCooperativePool) struct SystemIDTests {
     let decode: CharacteristicDecoder.Decode = SystemID.decode
     static let characteristic = AssignedNumber(0x2A23)
 

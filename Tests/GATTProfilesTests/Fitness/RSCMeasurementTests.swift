@@ -1,7 +1,8 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
-@Suite struct RSCMeasurementTests {
+@Suite(.offCooperativePool) struct RSCMeasurementTests {
     let decode: CharacteristicDecoder.Decode = RSCMeasurement.decode
     static let characteristic = AssignedNumber(0x2A53)
 

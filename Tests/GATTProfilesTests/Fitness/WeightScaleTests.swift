@@ -1,7 +1,8 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
-@Suite struct WeightMeasurementTests {
+@Suite(.offCooperativePool) struct WeightMeasurementTests {
     let decode: CharacteristicDecoder.Decode = WeightMeasurement.decode
 
     /// Every combination of the four defined flag bits (WSS v1.0 §3.2: bit 0 units, 1 time stamp, 2 user ID, 3 BMI and
@@ -97,7 +98,7 @@ import Testing
     }
 }
 
-@Suite struct WeightScaleFeatureTests {
+@Suite(.offCooperativePool) struct WeightScaleFeatureTests {
     let decode: CharacteristicDecoder.Decode = WeightScaleFeature.decode
 
     @Test func everyFeatureBitAndResolution() throws {

@@ -1,9 +1,10 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
 private typealias B = GlucoseBytes
 
-@Suite struct CGMMeasurementTests {
+@Suite(.offCooperativePool) struct CGMMeasurementTests {
     /// One record: flags, 120 mg/dL (SFLOAT 0x0078, exponent 0), time offset `minutes`, then the flagged octets and
     /// values: Status 0x01 (session stopped), Cal/Temp 0x04 (calibration recommended), Warning 0x80 (result higher
     /// than the device can process), trend SFLOAT 0xF005 (exp -1, mantissa 5 → 0.5 mg/dL/min), quality 0x0060 = 96 %.
@@ -181,7 +182,7 @@ private typealias B = GlucoseBytes
     }
 }
 
-@Suite struct CGMFeatureTests {
+@Suite(.offCooperativePool) struct CGMFeatureTests {
     @Test func withCRC() throws {
         // Features 0x01F001: bit 0 calibration, bits 12-16 (E2E-CRC, multiple bond, multiple sessions, trend,
         // quality); type 9 ISF / location 5 subcutaneous tissue → 0x59; CRC over the 4 octets.
@@ -232,7 +233,7 @@ private typealias B = GlucoseBytes
     }
 }
 
-@Suite struct CGMStatusTests {
+@Suite(.offCooperativePool) struct CGMStatusTests {
     @Test func statusWithAndWithoutCRC() throws {
         // Offset 0x0078 = 120 min; Status 0x02 battery low, Cal/Temp 0x08 calibration required, Warning 0x10 rate of
         // decrease exceeded.
@@ -265,7 +266,7 @@ private typealias B = GlucoseBytes
     }
 }
 
-@Suite struct CGMSessionStartTimeTests {
+@Suite(.offCooperativePool) struct CGMSessionStartTimeTests {
     @Test func zonesAndDaylight() throws {
         // 2026-12-06 08:00:00, then Time Zone (sint8, ×15 min) and DST Offset (uint8).
         let time = B.dateTime(2026, 12, 6, 8, 0, 0)
@@ -308,7 +309,7 @@ private typealias B = GlucoseBytes
     }
 }
 
-@Suite struct GlucoseDecodersTests {
+@Suite(.offCooperativePool) struct GlucoseDecodersTests {
     @Test func registry() {
         // Seven characteristics: GLS 2A18/2A34 notified, 2A51 read; CGMS 2AA7 notified, 2AA8/2AA9/2AAA read.
         let table = Dictionary(uniqueKeysWithValues: GlucoseDecoders.all.map { ($0.characteristic.rawValue, $0) })

@@ -1,7 +1,8 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
-@Suite struct CRC16MCRF4XXTests {
+@Suite(.offCooperativePool) struct CRC16MCRF4XXTests {
     @Test func checkValue() {
         // CRC catalogue, CRC-16/MCRF4XX: check = 0x6F91 over ASCII "123456789" (0x31 … 0x39).
         #expect(CRC16MCRF4XX.checksum(Array("123456789".utf8)) == 0x6F91)

@@ -1,9 +1,10 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
 private typealias B = GlucoseBytes
 
-@Suite struct GlucoseContextTests {
+@Suite(.offCooperativePool) struct GlucoseContextTests {
     // Field bytes used below, each with its meaning:
     static let carbohydrate: [UInt8] = [0x01] + [0x32, 0xD0]   // id 1 breakfast; SFLOAT 0xD032: exp -3, mantissa 50 → 0.050 kg = 50 g
     static let meal: [UInt8] = [0x01]                          // 1 preprandial
@@ -123,7 +124,7 @@ private typealias B = GlucoseBytes
     }
 }
 
-@Suite struct GlucoseRecordJoinTests {
+@Suite(.offCooperativePool) struct GlucoseRecordJoinTests {
     static let measurement: [UInt8] = [0x16] + B.le16(42) + B.dateTime(2026, 12, 6, 8, 12, 0) + [0x36, 0xC0, 0x11]  // + context follows
     static func context(record: UInt16) -> [UInt8] { [0x03] + B.le16(record) + [0x01, 0x32, 0xD0] + [0x01] }   // 50 g breakfast, preprandial
 
@@ -159,7 +160,7 @@ private typealias B = GlucoseBytes
     }
 }
 
-@Suite struct GlucoseFeatureTests {
+@Suite(.offCooperativePool) struct GlucoseFeatureTests {
     @Test func everyBit() throws {
         for bit in 0..<16 {
             let obs = try #require(try GlucoseFeature.decode(B.le16(UInt16(1) << UInt16(bit)), context: .none).first)

@@ -1,9 +1,10 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
 private typealias B = GlucoseBytes
 
-@Suite struct GlucoseMeasurementTests {
+@Suite(.offCooperativePool) struct GlucoseMeasurementTests {
     // Base Time 2026-12-06 08:12:00: year 2026 = 0x07EA → EA 07, month 12, day 6, 08:12:00.
     static let baseTime = B.dateTime(2026, 12, 6, 8, 12, 0)
 

@@ -1,9 +1,10 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
 /// Expected bytes from GATT Specification Supplement §3.178 (Record Access Control Point): Op Code (uint8), Operator
 /// (uint8), Operand; GLS v1.0.1 §3.4.1 filter type 0x01 = sequence number; multi-octet operands little-endian.
-@Suite struct RecordAccessControlPointTests {
+@Suite(.offCooperativePool) struct RecordAccessControlPointTests {
     @Test func requestsAreLaidOutAsTheSupplementSays() {
         // Report Stored Records (0x01), Operator ≥ (0x03), filter type 0x01, sequence number 42 = 0x002A → 2A 00.
         #expect(RecordAccessRequest.reportStoredRecords(.atLeast(filterType: 0x01, key: 42)).bytes == [0x01, 0x03, 0x01, 0x2A, 0x00])

@@ -1,8 +1,9 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
 /// The RACP procedure driven event by event (docs/records.md); bytes per GSS §3.178 as in RecordAccessControlPointTests.
-@Suite struct RecordSyncTests {
+@Suite(.offCooperativePool) struct RecordSyncTests {
     static let t = Duration.seconds(0)
     static let measurement = AssignedNumber(0x2A18)
     static let context = AssignedNumber(0x2A34)

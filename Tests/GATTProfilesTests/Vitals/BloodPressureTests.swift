@@ -1,7 +1,8 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
-@Suite struct BloodPressureMeasurementTests {
+@Suite(.offCooperativePool) struct BloodPressureMeasurementTests {
     let c = BloodPressureMeasurement.characteristic
 
     @Test func briefVectorPulseAndBodyMovement() throws {
@@ -144,7 +145,7 @@ enum BloodPressureVectors {
     }
 }
 
-@Suite struct IntermediateCuffPressureTests {
+@Suite(.offCooperativePool) struct IntermediateCuffPressureTests {
     let c = IntermediateCuffPressure.characteristic
 
     @Test func cuffPressureWithUnusedNaNs() throws {
@@ -183,7 +184,7 @@ enum BloodPressureVectors {
     }
 }
 
-@Suite struct BloodPressureFeatureTests {
+@Suite(.offCooperativePool) struct BloodPressureFeatureTests {
     let c = BloodPressureFeature.characteristic
     let names = ["body-movement-detection", "cuff-fit-detection", "irregular-pulse-detection", "pulse-rate-range-detection",
                  "measurement-position-detection", "multiple-bonds", "e2e-crc", "user-data-service", "user-facing-time"]

@@ -1,7 +1,8 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
-@Suite struct TemperatureMeasurementTests {
+@Suite(.offCooperativePool) struct TemperatureMeasurementTests {
     let c = TemperatureMeasurement.characteristic
     /// FLOAT 366 × 10^-1: mantissa 0x00016E, exponent 0xFF (-1) → 6E 01 00 FF.
     let thirtySixSix: [UInt8] = [0x6E, 0x01, 0x00, 0xFF]
@@ -91,7 +92,7 @@ import Testing
     }
 }
 
-@Suite struct TemperatureTypeTests {
+@Suite(.offCooperativePool) struct TemperatureTypeTests {
     let c = TemperatureType.characteristic
 
     @Test func typeAndSummary() throws {

@@ -1,7 +1,8 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
-@Suite struct HeartRateMeasurementTests {
+@Suite(.offCooperativePool) struct HeartRateMeasurementTests {
     let c = HeartRateMeasurement.characteristic
 
     @Test func briefVectorContactAndOneRR() throws {
@@ -103,7 +104,7 @@ import Testing
     }
 }
 
-@Suite struct BodySensorLocationTests {
+@Suite(.offCooperativePool) struct BodySensorLocationTests {
     @Test func everyDefinedLocation() throws {
         // GSS Body Sensor Location: 0 Other, 1 Chest, 2 Wrist, 3 Finger, 4 Hand, 5 Ear Lobe, 6 Foot.
         let expected = ["other", "chest", "wrist", "finger", "hand", "ear lobe", "foot"]
@@ -126,7 +127,7 @@ import Testing
     }
 }
 
-@Suite struct BatteryLevelTests {
+@Suite(.offCooperativePool) struct BatteryLevelTests {
     @Test func everyLevel() throws {
         // GSS Battery Level: uint8 percent, 0-100.
         for level in 0...100 {

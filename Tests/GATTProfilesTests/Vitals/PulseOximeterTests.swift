@@ -1,3 +1,4 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
@@ -16,7 +17,7 @@ enum PLXNames {
     ]
 }
 
-@Suite struct PLXSpotCheckMeasurementTests {
+@Suite(.offCooperativePool) struct PLXSpotCheckMeasurementTests {
     let c = PLXSpotCheckMeasurement.characteristic
     /// SpO2 0x0061 = 97 %, PR 0x0040 = 64 bpm.
     let spo2PR: [UInt8] = [0x61, 0x00, 0x40, 0x00]
@@ -116,7 +117,7 @@ enum PLXNames {
     }
 }
 
-@Suite struct PLXContinuousMeasurementTests {
+@Suite(.offCooperativePool) struct PLXContinuousMeasurementTests {
     let c = PLXContinuousMeasurement.characteristic
     let spo2PR: [UInt8] = [0x61, 0x00, 0x40, 0x00]   // 97 %, 64 bpm
 
@@ -183,7 +184,7 @@ enum PLXNames {
     }
 }
 
-@Suite struct PLXFeaturesTests {
+@Suite(.offCooperativePool) struct PLXFeaturesTests {
     let c = PLXFeatures.characteristic
     let names = ["measurement-status", "device-and-sensor-status", "spot-check-measurement-storage", "spot-check-timestamp",
                  "spo2pr-fast", "spo2pr-slow", "pulse-amplitude-index", "multiple-bonds"]

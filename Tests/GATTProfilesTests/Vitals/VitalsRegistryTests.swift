@@ -1,7 +1,8 @@
+import TestScheduling
 import Testing
 @testable import GATTProfiles
 
-@Suite struct VitalsRegistryTests {
+@Suite(.offCooperativePool) struct VitalsRegistryTests {
     @Test func everyCharacteristicOnceWithItsProfileAndDelivery() {
         // Delivery per the brief and the services: HRS §3.1 notify, BAS §3.1 notify (also readable), BPS §3.1
         // indicate / §3.2 notify, HTS §3.1 indicate / §3.3 notify, PLXS §3.1 indicate / §3.2 notify; the rest read once.
