@@ -104,6 +104,7 @@ import Testing
         let human = try await Self.run(["watch", "--count", "1"], socket: fixture.path)
         #expect(human.output.contains("2a37 = 16485203  -> 72 bpm"), "\(human.output)")
         let json = try await Self.run(["watch", "--count", "1", "--json"], socket: fixture.path)
+        #expect(json.code == .success, "\(json.error)")
         let event = try JSONValue.parse(json.output.trimmingCharacters(in: .newlines)).objectValue
         let observation = event?["observations"]?.arrayValue?.first?.objectValue
         #expect(observation?["profile"]?.stringValue == "heart-rate")

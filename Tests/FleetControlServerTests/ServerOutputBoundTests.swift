@@ -15,26 +15,26 @@ import Testing
     }
 
     /// `count` Readings calls as one run of frames, sent from a thread of its own on a connection it never reads.
-    /// Returns the connection's descriptor (shut it down to end the sender) and the sender's task.
-    static func pipeline(_ count: Int, limit: Int, to path: String) async throws -> (descriptor: Int32, sender: Task<Void, any Error>) {
-        let descriptor = DescriptorBox()
+    /// Returns the client (hang it up to end the sender) and the sender's task.
+    static func pipeline(_ count: Int, limit: Int, to path: String) async throws -> (client: PipeliningClient, sender: Task<Void, any Error>) {
+        let client = PipeliningClient()
         let sender = Task {
             try await offPool {
                 let connection = try VarlinkConnection(path: path)
-                descriptor.value.withLock { $0 = connection.descriptor }
+                client.hold(connection)
                 let frame = try FleetRequest.readings(device: "a1b2c3d4e5", since: nil, limit: limit).call().frame
                 var frames: [UInt8] = []
                 frames.reserveCapacity(frame.count * count)
                 for _ in 0..<count { frames += frame }
-                // Blocks once the server stops reading; ends when the test shuts the socket down.
+                // Blocks once the server stops reading; ends when the test hangs up.
                 do { try connection.sendRaw(frames) } catch FleetClientError.connectionClosed {} catch FleetClientError.io {}
-                // Held open, unread, until the test shuts it down (only hang-up is asked for, never input).
+                // Held open, unread, until the test hangs up (only hang-up is asked for, never input).
                 var hangup = pollfd(fd: connection.descriptor, events: 0, revents: 0)
                 while hangup.revents & Int16(POLLHUP) == 0 { _ = poll(&hangup, 1, -1) }
             }
         }
-        try await waitUntil("the pipelining client connected") { descriptor.value.withLock { $0 } != nil }
-        return (descriptor.value.withLock { $0! }, sender)
+        try await waitUntil("the pipelining client connected") { client.isConnected }
+        return (client, sender)
     }
 
     @Test func aClientPipeliningReadingsWithoutReadingIsHeldToTheOutputBound() async throws {
@@ -46,7 +46,7 @@ import Testing
         let path = fixture.path
         // One reply of 100 stored values is about 28 KB: 3 000 of them would be 84 MB queued in the server.
         let calls = 3_000
-        let (descriptor, sender) = try await Self.pipeline(calls, limit: 100, to: path)
+        let (client, sender) = try await Self.pipeline(calls, limit: 100, to: path)
         // Either the server holds the calls back, or (without a bound) the replies it queued have passed the bound.
         try await waitUntil("the server waiting for the client to read, or past the bound", timeout: .seconds(60)) {
             fixture.server.statistics().connections.contains { $0.waitingForRoom } || Self.peakQueued(fixture) > bound
@@ -58,7 +58,7 @@ import Testing
         print("pipelining client: \(answered) of \(calls) Readings calls run, at most \(peak) reply bytes queued (bound \(bound))")
         #expect(peak <= bound, "the connection's queued replies stayed under the bound: peak \(peak)")
         #expect(answered < 50, "the calls beyond the bound are not run until the client reads: \(answered) run")
-        shutdown(descriptor, Int32(SHUT_RDWR))
+        client.hangUp()
         try await sender.value
         try await waitUntil("the connection gone") { fixture.server.statistics().connections.isEmpty }
     }
@@ -70,9 +70,9 @@ import Testing
         defer { fixture.stop() }
         let path = fixture.path
         // 2 000 values are about 560 KB: more than the socket takes plus the hard bound, with the client not reading.
-        let (descriptor, sender) = try await Self.pipeline(4, limit: 2_000, to: path)
+        let (client, sender) = try await Self.pipeline(4, limit: 2_000, to: path)
         try await waitUntil("the connection closed over the hard bound") { fixture.server.statistics().closedOverHardBound == 1 }
-        shutdown(descriptor, Int32(SHUT_RDWR))
+        client.hangUp()
         try await sender.value
         #expect(fixture.logs.all.contains { $0.contains("pid \(getpid())") && $0.contains("uid \(getuid())") && $0.contains("hard bound") },
                 "\(fixture.logs.all)")
@@ -130,9 +130,9 @@ import Testing
         let fixture = try ServerFixture(configure: { $0.maxBufferedOutputBytes = 64 * 1024; $0.roomTimeout = .milliseconds(500) },
                                         backend: backend)
         defer { fixture.stop() }
-        let (descriptor, sender) = try await Self.pipeline(1_000, limit: 100, to: fixture.path)
+        let (client, sender) = try await Self.pipeline(1_000, limit: 100, to: fixture.path)
         try await waitUntil("the stalled client disconnected") { fixture.server.statistics().closedStalled == 1 }
-        shutdown(descriptor, Int32(SHUT_RDWR))
+        client.hangUp()
         try await sender.value
         #expect(fixture.server.statistics().connections.isEmpty)
     }
@@ -159,8 +159,30 @@ import Testing
     }
 }
 
-private final class DescriptorBox: Sendable {
-    let value = Mutex<Int32?>(nil)
+/// The pipelining client's connection, held here until the test hangs up. The sender returns as soon as the server
+/// closes, so if the sender owned the connection its descriptor would be closed by then, and a `shutdown` of the bare
+/// number could hit whatever socket another test had been given that number for (it did: other tests' connections
+/// were cut, "fleetd closed the connection"). Held here, the number stays this connection's until `hangUp`.
+final class PipeliningClient: @unchecked Sendable {
+    private let connection = Mutex<VarlinkConnectionBox?>(nil)
+    private let connected = Atomic<Bool>(false)
+
+    private struct VarlinkConnectionBox: @unchecked Sendable { let connection: VarlinkConnection }
+
+    func hold(_ connection: VarlinkConnection) {
+        self.connection.withLock { $0 = VarlinkConnectionBox(connection: connection) }
+        connected.store(true, ordering: .releasing)
+    }
+
+    var isConnected: Bool { connected.load(ordering: .acquiring) }
+
+    /// Shuts the socket down (the sender sees the hang-up and returns) and lets go of the connection.
+    func hangUp() {
+        connection.withLock { held in
+            if let held { shutdown(held.connection.descriptor, Int32(SHUT_RDWR)) }
+            held = nil
+        }
+    }
 }
 
 /// A connection handed between the test and `offPool`, used by one of them at a time.
