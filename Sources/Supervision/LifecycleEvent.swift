@@ -51,6 +51,10 @@ public enum FleetMessageID: String, Sendable, CaseIterable {
     case outboxEpochChanged = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60755"
     /// A wanted device whose identity comes from advertised bytes pairs for the first time: logged loudly.
     case spoofableFirstPairing = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60756"
+    /// A glucose meter's or CGM's RACP sync began on a new link (docs/records.md).
+    case recordSyncStarted = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60757"
+    /// An RACP sync ended: how, what it received, where the mark is; a sequence reset or a failure is a warning.
+    case recordSyncEnded = "3b5a1f0e7c2d4e8fa1b2c3d4e5f60758"
 }
 
 /// One lifecycle event: what happened, to which device, and why — logged to journald with `FLEET_*`

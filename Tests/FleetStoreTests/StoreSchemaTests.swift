@@ -23,7 +23,7 @@ struct StoreSchemaTests {
         #expect(try db.userVersion == StoreSchema.currentVersion)
         #expect(try db.applicationID == StoreSchema.applicationID)
         #expect(try db.pragma("journal_mode") == .text("wal"))
-        #expect(try tables(fixture.path) == ["consumers", "devices", "evictions", "identities", "outbox_marks", "readings", "sequences", "state"])
+        #expect(try tables(fixture.path) == ["consumers", "device_records", "devices", "evictions", "identities", "outbox_marks", "readings", "record_marks", "sequences", "state"])
     }
 
     @Test("migrations run in order from the file's version, and a failing one leaves the file as it was")

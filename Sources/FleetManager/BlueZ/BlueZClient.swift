@@ -136,6 +136,10 @@ public final class BlueZClient: Sendable {
         try await invoke("StartNotify", characteristic, BlueZName.characteristic, "StartNotify", [])
     }
 
+    public func stopNotify(characteristic: String) async throws(BlueZError) {
+        try await invoke("StopNotify", characteristic, BlueZName.characteristic, "StopNotify", [])
+    }
+
     private func invoke(_ operation: String, _ path: String, _ interface: String, _ member: String, _ arguments: [DBusValue],
                         timeout: Duration? = nil) async throws(BlueZError) {
         do {

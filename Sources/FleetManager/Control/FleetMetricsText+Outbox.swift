@@ -29,6 +29,10 @@ extension FleetMetricsText {
                String(stats.droppedByRetention))
         family("fleetd_outbox_dropped_memory_total", "counter", "Readings discarded from memory before their commit.",
                String(stats.droppedInMemory))
+        family("fleetd_record_duplicates_suppressed_total", "counter", "Stored records not stored again: the outbox held them already (docs/records.md).",
+               String(stats.duplicatesSuppressed))
+        family("fleetd_record_marks_discarded_total", "counter", "Record marks not written because a reading of their sync was discarded from memory.",
+               String(stats.markChangesDiscarded))
         family("fleetd_outbox_failing", "gauge", "1 while outbox commits fail.", stats.failing ? "1" : "0")
         family("fleetd_outbox_last_error_timestamp_seconds", "gauge", "Wall time of the last outbox storage error (0: none).",
                String(Double(stats.lastErrorWallNanoseconds ?? 0) / 1e9))

@@ -55,6 +55,12 @@ enum FleetMetricsText {
         out += "fleetd_reconnect_latency_seconds_bucket{le=\"+Inf\"} \(state.latencyCount)\n"
         out += "fleetd_reconnect_latency_seconds_sum \(state.latencySum)\n"
         out += "fleetd_reconnect_latency_seconds_count \(state.latencyCount)\n"
+        family("fleetd_record_syncs_total", "counter", "RACP record syncs by how they ended (docs/records.md).")
+        for (key, value) in state.recordSyncs.sorted(by: { $0.key < $1.key }) { out += "fleetd_record_syncs_total{outcome=\"\(escape(key))\"} \(value)\n" }
+        family("fleetd_records_received_total", "counter", "Records received by RACP syncs (duplicates included; see fleetd_record_duplicates_suppressed_total).")
+        out += "fleetd_records_received_total \(state.recordsReceived)\n"
+        family("fleetd_record_sequence_resets_total", "counter", "Syncs that found a device numbering its records from scratch.")
+        out += "fleetd_record_sequence_resets_total \(state.sequenceResets)\n"
         family("fleetd_notifications_received_total", "counter", "Notification values received from subscribed characteristics.")
         out += "fleetd_notifications_received_total \(feed.notificationsReceived)\n"
         family("fleetd_bluez_events_total", "counter", "BlueZ signals handled by the supervisor (adverts, property and object changes, notifications).")

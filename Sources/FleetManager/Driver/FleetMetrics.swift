@@ -12,6 +12,10 @@ public final class FleetMetrics: Sendable {
         var latencyCount: UInt64 = 0
         var stateWriteFailures: UInt64 = 0
         var stateWriteFailing = false
+        /// RACP syncs by how they ended (docs/records.md), records they received, sequence resets they found.
+        var recordSyncs: [String: UInt64] = [:]
+        var recordsReceived: UInt64 = 0
+        var sequenceResets: UInt64 = 0
     }
 
     static let buckets: [Double] = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
@@ -35,6 +39,13 @@ public final class FleetMetrics: Sendable {
     var stateWriteFailing: Bool {
         get { state.withLock { $0.stateWriteFailing } }
         set { state.withLock { $0.stateWriteFailing = newValue } }
+    }
+    func recordSync(result: String, received: Int, sequenceReset: Bool) {
+        state.withLock {
+            $0.recordSyncs[result, default: 0] += 1
+            $0.recordsReceived += UInt64(received)
+            if sequenceReset { $0.sequenceResets += 1 }
+        }
     }
     func reconnected(after seconds: Double) {
         state.withLock { state in

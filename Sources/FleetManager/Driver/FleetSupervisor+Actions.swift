@@ -129,6 +129,7 @@ extension FleetSupervisor {
 
     func setUpDone(device: DeviceID, token: UInt64, read: [String], armed: [String] = [], error: BlueZError?) {
         perform(machine.setUpFinished(device: device, token: token, error: error, read: read, armed: armed, now: now()))
+        if error == nil, machine.devices[device]?.phase == .ready { startRecordSync(device: device, armed: armed) }
         if initialSetUps.remove(device) != nil, initialSetUps.isEmpty { releaseReadyWaiter() }
     }
 

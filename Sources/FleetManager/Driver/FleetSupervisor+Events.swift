@@ -1,4 +1,5 @@
 import FleetPlatform
+import GATTProfiles
 import Supervision
 
 /// BlueZ events in, through the tree copy and the state machine.
@@ -72,6 +73,10 @@ extension FleetSupervisor {
         for change in treeChanges.changes {
             switch change {
             case .tree(let change):
+                switch change {
+                case .link(let path, up: false), .deviceRemoved(let path): recordSyncLinkLost(path)
+                default: break
+                }
                 perform(machine.apply(change, now: now))
             case .value(let characteristic, let bytes):
                 notification(characteristic, bytes)
@@ -113,6 +118,13 @@ extension FleetSupervisor {
         let indicated = characteristic.flags.contains("indicate") && !characteristic.flags.contains("notify")
         feed.publish(device: id, kind: .notification(characteristic: characteristic.uuid, value: bytes),
                      text: indicated ? "indication (\(bytes.count) bytes)" : "notification (\(bytes.count) bytes)")
+        // An RACP answer is the procedure talking, not a reading; a record is stored before its sync hears of it, so
+        // a mark the sync then reaches is queued behind it (docs/records.md).
+        if AssignedNumber(uuid: characteristic.uuid) == RecordSyncPlan.controlPoint {
+            _ = recordSyncHeard(id, characteristic: characteristic, bytes)
+            return
+        }
         readings?.record(device: id, characteristic: characteristic.uuid, kind: indicated ? .indication : .notification, value: bytes)
+        _ = recordSyncHeard(id, characteristic: characteristic, bytes)
     }
 }

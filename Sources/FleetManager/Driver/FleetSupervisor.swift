@@ -87,6 +87,11 @@ public actor FleetSupervisor {
     var busLost = false
     var busLostWaiters: [Int: CheckedContinuation<Void, any Error>] = [:]
     var nextBusLostWaiter = 0
+    /// The RACP sync running on each device's link (`FleetSupervisor+Records`), and the last run's number.
+    var recordSyncs: [DeviceID: RecordSyncRun] = [:]
+    var recordSyncGeneration: UInt64 = 0
+    /// `racp-delete = yes`: records up to the mark are deleted on the device after a complete sync.
+    var recordSyncDeletes = false
 
     /// `clock` gives the state machine its `now` and runs its timers; tests pass a manual one.
     public init(machine: FleetStateMachine, client: BlueZClient, logger: Logger, notifier: ServiceNotifier = ServiceNotifier(),

@@ -22,6 +22,12 @@ enum ProfileArming {
                 if canRead { read.append(object.uuid) }
             }
         }
+        // A stored-record service's RACP is armed last, after its measurement (and context): records asked for come
+        // on those, and a meter answers ATT 0xFD to a request written before the RACP's indications are on
+        // (docs/records.md). Its answers go to the sync, not to the outbox.
+        if let (_, controlPoint) = RecordSyncPlan.offered(characteristics), !subscribe.contains(controlPoint.uuid) {
+            subscribe.append(controlPoint.uuid)
+        }
         return (subscribe, read)
     }
 }

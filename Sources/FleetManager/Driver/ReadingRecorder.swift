@@ -87,11 +87,12 @@ public final class ReadingRecorder: Sendable {
     }
 
     /// Queues one value; never waits for the disk.
+    /// A stored record of a glucose meter or CGM carries its key, so the outbox keeps it once (docs/records.md).
     public func record(device: DeviceID, characteristic: String, kind: ReadingKind, value: [UInt8]) {
         let session = sessions.withLock { $0[device] ?? 0 }
         outbox.append(Reading(device: device.rawValue, characteristic: characteristic, kind: kind, value: value,
                               monotonicNanoseconds: Self.clock(CLOCK_MONOTONIC), wallNanoseconds: Self.clock(CLOCK_REALTIME),
-                              session: session))
+                              session: session, record: RecordSyncPlan.recordKey(characteristic: characteristic, value: value)))
     }
 
     /// Commits what is pending and closes the outbox; logs what the disk refused.

@@ -110,7 +110,7 @@ public final class Outbox: Sendable {
                     continuation.resume(returning: core.unresolved == 0 ? .success(()) : .failure(.closed))
                     return
                 }
-                if core.unresolved == 0 && core.consumerChanges.isEmpty {
+                if core.unresolved == 0 && core.consumerChanges.isEmpty && core.markChanges.isEmpty {
                     continuation.resume(returning: .success(()))
                     return
                 }

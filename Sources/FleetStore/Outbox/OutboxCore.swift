@@ -31,6 +31,42 @@ final class OutboxCore: @unchecked Sendable {
     var consumerChanges: [String: Int64?] = [:]
     var consumerChangesSince: Int64?
 
+    /// Readings not stored because the outbox held their record already (``RecordKey``).
+    var duplicatesSuppressed: UInt64 = 0
+    /// Every device's record marks as the latest change left them (committed, or queued behind its readings).
+    var recordMarks: [DeviceRecordMark.ID: DeviceRecordMark] = [:]
+    /// Mark changes waiting for the readings accepted before them: each is written in the transaction that commits
+    /// the last of those readings, or a later one, so a mark never claims a record a crash could take back.
+    var markChanges: [QueuedMark] = []
+    /// Mark changes not written because a reading queued before them was discarded from memory.
+    var markChangesDiscarded: UInt64 = 0
+
+    struct QueuedMark {
+        var mark: DeviceRecordMark
+        /// `accepted` when it was queued: the readings before it.
+        var after: UInt64
+        /// `droppedInMemory` then: a reading discarded since may be a record the mark would claim.
+        var droppedBefore: UInt64
+
+        /// Which queued changes may be written once `reach` readings are resolved (in acceptance order: memory
+        /// takes readings out from the front), which are discarded because memory has dropped `dropped` readings
+        /// in all and some since the change was queued, and which still wait for their readings.
+        static func split(_ queued: [QueuedMark], reach: UInt64, dropped: UInt64)
+            -> (write: [DeviceRecordMark], discard: [DeviceRecordMark], waiting: [QueuedMark]) {
+            var write: [DeviceRecordMark] = [], discard: [DeviceRecordMark] = [], waiting: [QueuedMark] = []
+            for change in queued {
+                if change.after > reach {
+                    waiting.append(change)
+                } else if change.droppedBefore < dropped {
+                    discard.append(change.mark)
+                } else {
+                    write.append(change.mark)
+                }
+            }
+            return (write, discard, waiting)
+        }
+    }
+
     var subscribers: [UInt64: AsyncStream<[StoredReading]>.Continuation] = [:]
     var nextSubscriber: UInt64 = 0
 
@@ -68,16 +104,20 @@ final class OutboxCore: @unchecked Sendable {
         depth = recovered.depth
         storedBytes = recovered.storedBytes
         consumers = recovered.consumers
+        for mark in recovered.recordMarks { recordMarks[mark.id] = mark }
     }
 
     /// Readings accepted but neither committed nor discarded (lock held).
-    var unresolved: Int { Int(accepted - committed - droppedInMemory) }
+    var unresolved: Int { Int(accepted - committed - droppedInMemory - duplicatesSuppressed) }
+
+    /// Readings taken out of memory for good: committed, discarded, or suppressed as a record already held.
+    var resolved: UInt64 { committed + droppedInMemory + duplicatesSuppressed }
 
     /// Resolves the flush waiters whose readings are all committed or discarded (lock held).
     func resolveFlushWaiters(failure: OutboxError? = nil) {
-        let resolved = committed + droppedInMemory
+        let resolved = self.resolved
         flushWaiters.removeAll { waiter in
-            if waiter.target <= resolved && consumerChanges.isEmpty {
+            if waiter.target <= resolved && consumerChanges.isEmpty && !markChanges.contains(where: { $0.after <= waiter.target }) {
                 waiter.continuation.resume(returning: .success(()))
                 return true
             }
@@ -102,6 +142,7 @@ struct OutboxRecovery {
     /// Devices whose number came from a reading after that mark: their `sequences` row is behind.
     var unsavedDevices: Set<String> = []
     var consumers: [String: Int64] = [:]
+    var recordMarks: [DeviceRecordMark] = []
     /// The epoch marks (migration 6).
     var marks = OutboxEpoch.Marks(epoch: 0, boot: nil, running: false)
     /// The first reading id stored in the boot `marks.boot` (`outbox_marks.boot_first_id`).

@@ -94,6 +94,7 @@ final class OutboxReader: Sendable {
             for (name, cursor) in try database.prepare("SELECT name, cursor FROM consumers").rows([], { s throws(SQLiteError) in (s.text(at: 0), s.int64(at: 1)) }) {
                 recovered.consumers[name] = cursor
             }
+            recovered.recordMarks = try database.prepare(DeviceRecordMark.selectSQL).rows([], DeviceRecordMark.init(row:))
         }
         return recovered
     }

@@ -45,6 +45,10 @@ public struct OutboxStats: Sendable, Equatable {
     public var consumers: [ConsumerStats]
     /// Set when reading the consumers' oldest unacknowledged times failed (they are then nil).
     public var consumerReadError: SQLiteError?
+    /// Readings not stored because the outbox held their record already (a re-sent stored record, docs/records.md).
+    public var duplicatesSuppressed: UInt64 = 0
+    /// Record mark changes not written because a reading queued before them was discarded from memory.
+    public var markChangesDiscarded: UInt64 = 0
 
     /// One named consumer's position.
     public struct ConsumerStats: Sendable, Equatable {
@@ -80,7 +84,7 @@ extension Outbox {
                 consumers: core.consumers.sorted { $0.key < $1.key }.map { name, cursor in
                     OutboxStats.ConsumerStats(name: name, cursor: cursor, unacknowledged: max(0, core.lastCommittedID - max(cursor, core.lowWater)),
                                               oldestUnacknowledgedWallNanoseconds: nil, lostPlace: cursor < core.lowWater)
-                }, consumerReadError: nil)
+                }, consumerReadError: nil, duplicatesSuppressed: core.duplicatesSuppressed, markChangesDiscarded: core.markChangesDiscarded)
         }
         for index in stats.consumers.indices where stats.consumers[index].unacknowledged > 0 {
             do {

@@ -12,6 +12,9 @@ final class OutboxWriter: @unchecked Sendable {
     private let deleteConsumer: SQLiteStatement
     private let oldestRows: SQLiteStatement
     private let deleteThrough: SQLiteStatement
+    private let keepRecord: SQLiteStatement
+    private let countDuplicate: SQLiteStatement
+    private let saveMark: SQLiteStatement
     /// The last committed sequence number per device.
     private var sequences: [String: Int64]
     /// Devices whose number moved since `sequences` was last saved: their rows are behind.
@@ -63,6 +66,9 @@ final class OutboxWriter: @unchecked Sendable {
             SELECT id, wall_ns, \(OutboxWriter.storedBytesSQL), mono_ns FROM readings ORDER BY id
             """, persistent: true)
         deleteThrough = try database.prepare("DELETE FROM readings WHERE id <= ?1", persistent: true)
+        keepRecord = try database.prepare(DeviceRecordMark.keepRecordSQL, persistent: true)
+        countDuplicate = try database.prepare(DeviceRecordMark.countDuplicateSQL, persistent: true)
+        saveMark = try database.prepare(DeviceRecordMark.saveSQL, persistent: true)
         sequences = recovered.sequences
         unsavedDevices = recovered.unsavedDevices
         sequencesThrough = recovered.sequencesThrough
@@ -88,6 +94,8 @@ final class OutboxWriter: @unchecked Sendable {
     private struct Work {
         var batch: [PendingReading] = []
         var consumerChanges: [String: Int64?] = [:]
+        /// Record marks whose readings are all in this batch or committed before it.
+        var marks: [DeviceRecordMark] = []
         var checkAge = false
         var closing = false
         /// The lowest acknowledged cursor of any consumer when the work was taken (nil: no consumer): age alone
@@ -179,7 +187,7 @@ final class OutboxWriter: @unchecked Sendable {
     private func nextWork() -> Work? {
         while true {
             let now = StoreClock.monotonicNanoseconds()
-            let hasWork = !core.pending.isEmpty || !core.consumerChanges.isEmpty
+            let hasWork = !core.pending.isEmpty || !core.consumerChanges.isEmpty || !core.markChanges.isEmpty
             if core.closing && !hasWork {
                 // One last transaction saves the numbers, so the next open has no readings to scan for them.
                 return unsavedDevices.isEmpty ? nil : Work(closing: true)
@@ -191,7 +199,7 @@ final class OutboxWriter: @unchecked Sendable {
                 if core.closing || flushing || core.pending.count >= configuration.maxBatchSize {
                     due = true
                 } else {
-                    let since = [core.pending.first?.appendedAt, core.consumerChangesSince].compactMap { $0 }.min() ?? now
+                    let since = [core.pending.first?.appendedAt, core.consumerChangesSince].compactMap { $0 }.min() ?? (core.markChanges.isEmpty ? now : 0)
                     deadline = since + configuration.commitDelay.nanoseconds
                     due = now >= deadline!
                 }
@@ -213,6 +221,7 @@ final class OutboxWriter: @unchecked Sendable {
                     work.consumerChanges = core.consumerChanges
                     core.consumerChanges.removeAll()
                     core.consumerChangesSince = nil
+                    work.marks = takeMarks(reach: core.resolved + UInt64(work.batch.count))
                 }
                 return work
             }
@@ -220,9 +229,25 @@ final class OutboxWriter: @unchecked Sendable {
         }
     }
 
+    /// The queued mark changes whose readings are all resolved once `reach` readings are (lock held). A change
+    /// queued before a reading that memory then discarded is not written: that reading may be a record it claims.
+    /// The mark in memory is then cleared, so the next sync asks for every record (the stored keys keep each once).
+    private func takeMarks(reach: UInt64) -> [DeviceRecordMark] {
+        let (write, discard, waiting) = OutboxCore.QueuedMark.split(core.markChanges, reach: reach, dropped: core.droppedInMemory)
+        core.markChanges = waiting
+        for mark in discard where core.recordMarks[mark.id]?.markKey == mark.markKey {
+            core.recordMarks[mark.id]?.markKey = nil
+            core.recordMarks[mark.id]?.anchor = nil
+        }
+        core.markChangesDiscarded += UInt64(discard.count)
+        return write
+    }
+
     /// What a committed transaction did.
     private struct Committed {
         var readings: [StoredReading]
+        /// Readings not stored, per device and service: their record was held already.
+        var duplicates: [DeviceRecordMark.ID: Int] = [:]
         var dropped: (rows: Int, bytes: Int, throughID: Int64)?
         var pagesWritten: Int64
     }
@@ -239,9 +264,15 @@ final class OutboxWriter: @unchecked Sendable {
         let now = StoreClock.wallNanoseconds()
         var dropped: (rows: Int, bytes: Int, throughID: Int64)?
         var saved: Int64?
+        var duplicates: [DeviceRecordMark.ID: Int] = [:]
         try database.transaction(.immediate) { () throws(SQLiteError) in
+            duplicates = [:]
             for pending in work.batch {
                 let reading = pending.reading
+                if let record = reading.record, try !keep(record, of: reading, now: now) {
+                    duplicates[DeviceRecordMark.ID(device: reading.device, service: record.service), default: 0] += 1
+                    continue
+                }
                 let seq = (batchSequences[reading.device] ?? sequences[reading.device] ?? 0) + 1
                 // The strings and the value are read in place (no copy per row), bound only while the row is stepped.
                 try insert.borrowing(reading.device, at: 1) { () throws(SQLiteError) in
@@ -263,6 +294,7 @@ final class OutboxWriter: @unchecked Sendable {
                 stored.append(StoredReading(id: database.lastInsertRowID, seq: seq, epoch: epoch, reading: reading))
                 addedBytes += reading.storedBytes
             }
+            for mark in work.marks { _ = try saveMark.run(mark.saveValues) }
             for (name, cursor) in work.consumerChanges {
                 if let cursor {
                     try saveConsumer.run([.text(name), .integer(cursor), .integer(now)])
@@ -302,7 +334,17 @@ final class OutboxWriter: @unchecked Sendable {
         if let madeRoom {
             dropped = dropped.map { (madeRoom.rows + $0.rows, madeRoom.bytes + $0.bytes, max(madeRoom.throughID, $0.throughID)) } ?? madeRoom
         }
-        return Committed(readings: stored, dropped: dropped, pagesWritten: database.pagesWritten - pagesBefore)
+        return Committed(readings: stored, duplicates: duplicates, dropped: dropped, pagesWritten: database.pagesWritten - pagesBefore)
+    }
+
+    /// Keeps `record` of `reading` in `device_records`; false when it was held already (the same key and bytes),
+    /// which is then counted in `record_marks.duplicates`.
+    private func keep(_ record: RecordKey, of reading: Reading, now: Int64) throws(SQLiteError) -> Bool {
+        let service = SQLiteValue.integer(Int64(record.service))
+        let added = try keepRecord.run([.text(reading.device), service, .integer(Int64(record.key)), .blob(reading.value), .integer(now)])
+        if added > 0 { return true }
+        _ = try countDuplicate.run([.text(reading.device), service])
+        return false
     }
 
     /// After a commit failed on a full disk (issue 41, point 15): retention in a transaction of its own, with the
@@ -387,6 +429,11 @@ final class OutboxWriter: @unchecked Sendable {
                            ended: inout [AsyncStream<[StoredReading]>.Continuation]) {
         core.inFlight = 0
         core.committed += UInt64(done.readings.count)
+        for (id, count) in done.duplicates {
+            core.duplicatesSuppressed += UInt64(count)
+            if core.recordMarks[id] == nil { core.recordMarks[id] = DeviceRecordMark(device: id.device, service: id.service) }
+            core.recordMarks[id]?.duplicatesSuppressed += Int64(count)
+        }
         if let last = done.readings.last { core.lastCommittedID = last.id }
         core.depth = depth
         core.storedBytes = storedBytes
@@ -435,6 +482,8 @@ final class OutboxWriter: @unchecked Sendable {
     private func failed(_ error: SQLiteError, work: Work, now: Int64, notices: inout [OutboxNotice]) {
         core.inFlight = 0
         core.pending.pushFront(work.batch)
+        // Back in front of what was queued since, and judged again at the next take against what this failure drops.
+        core.markChanges.insert(contentsOf: work.marks.map { OutboxCore.QueuedMark(mark: $0, after: 0, droppedBefore: core.droppedInMemory) }, at: 0)
         for (name, cursor) in work.consumerChanges where core.consumerChanges[name] == nil {
             core.consumerChanges[name] = cursor
         }

@@ -19,9 +19,11 @@ public struct Reading: Sendable, Equatable {
     public var wallNanoseconds: Int64
     /// The link session the value came from (a new one per connection of the device).
     public var session: Int64
+    /// Set for a device's stored record: the outbox keeps one reading per record (``RecordKey``).
+    public var record: RecordKey?
 
     public init(device: String, characteristic: String, kind: ReadingKind, value: [UInt8],
-                monotonicNanoseconds: Int64, wallNanoseconds: Int64, session: Int64) {
+                monotonicNanoseconds: Int64, wallNanoseconds: Int64, session: Int64, record: RecordKey? = nil) {
         self.device = device
         self.characteristic = characteristic
         self.kind = kind
@@ -29,6 +31,7 @@ public struct Reading: Sendable, Equatable {
         self.monotonicNanoseconds = monotonicNanoseconds
         self.wallNanoseconds = wallNanoseconds
         self.session = session
+        self.record = record
     }
 
     /// The stored-size estimate retention by bytes counts: the value, the two names and a fixed row overhead.

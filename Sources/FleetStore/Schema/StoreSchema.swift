@@ -167,6 +167,39 @@ public enum StoreSchema {
             "INSERT INTO outbox_marks (name, value) VALUES ('epoch', 1 + abs(random() % 9007199254740990))",
             "INSERT INTO outbox_marks (name, value) SELECT 'first_epoch', value FROM outbox_marks WHERE name = 'epoch'",
         ]),
+        // Stored records (issue 37, docs/records.md). `device_records` holds one row per record a device's RACP (or a
+        // live notification) delivered, keyed by the device's own key and the record's bytes, so a record sent again
+        // is stored once and a record numbered again after a reset (other bytes) is not mistaken for one already
+        // held. It is written only for readings that carry a key (a few a day per meter), never for the stream of
+        // heart-rate values, and holds at most 65 536 keys per device and service. `record_marks` is what the next
+        // sync starts from (the mark and its anchor) and what `fleetctl records` shows.
+        Migration(version: 7, statements: [
+            """
+            CREATE TABLE device_records (
+                device TEXT NOT NULL,
+                service INTEGER NOT NULL,
+                record_key INTEGER NOT NULL,
+                content BLOB NOT NULL,
+                first_wall_ns INTEGER NOT NULL,
+                PRIMARY KEY (device, service, record_key, content)
+            ) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE record_marks (
+                device TEXT NOT NULL,
+                service INTEGER NOT NULL,
+                mark_key INTEGER,
+                anchor BLOB,
+                stored_on_device INTEGER,
+                ge_unsupported INTEGER NOT NULL DEFAULT 0,
+                last_sync_wall_ns INTEGER,
+                last_outcome TEXT,
+                sequence_resets INTEGER NOT NULL DEFAULT 0,
+                duplicates INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (device, service)
+            ) WITHOUT ROWID
+            """,
+        ]),
     ]
 
     /// The version this build writes and understands.
