@@ -4,6 +4,7 @@ import FleetPlatform
 import FleetStore
 import FleetTestKit
 import Foundation
+import Synchronization
 import Testing
 
 /// fleetd itself (the built binary) against the simulator on a private bus, driven by the simulator's
@@ -58,12 +59,20 @@ struct SupervisorScenarioTests {
         defer { harness.stop() }
         let id = Self.id(1)
         try await harness.waitFor("strap ready", Self.allReady([id]))
-        try await harness.sim("DropLink", [.string("s1")])
-        // Watch from the drop: a backoff, a reconnection, then notification values again.
-        let events = try await harness.watch(device: id) { events in
-            guard let marker = Self.reconnectMarker(events) else { return false }
-            return events.contains { ($0["sequence"]?.intValue ?? 0) > marker && $0["characteristic"]?.isNull == false }
+        // The watch is streaming before the drop: a watch opened after it could miss the reconnection (fleetd is back
+        // within half a second, and a loaded test process took longer than that to subscribe).
+        let streaming = Atomic<Bool>(false)
+        let watching = Task {
+            try await harness.watch(device: id) { events in
+                streaming.store(true, ordering: .releasing)
+                guard let marker = Self.reconnectMarker(events) else { return false }
+                return events.contains { ($0["sequence"]?.intValue ?? 0) > marker && $0["characteristic"]?.isNull == false }
+            }
         }
+        try await waitUntil("the watch streaming the strap's values") { streaming.load(ordering: .acquiring) }
+        try await harness.sim("DropLink", [.string("s1")])
+        // A backoff, a reconnection, then notification values again.
+        let events = try await watching.value
         #expect(!events.isEmpty)
         let log = harness.log()
         #expect(log.contains("\(id): link-dropped; session ended"), "the reconnect went through backoff, no failure counted")
