@@ -95,10 +95,12 @@ import Testing
         _ = try Meter.write(&world, [0x01, 0x01])
         _ = Meter.run(&world, 2.5)
         _ = world.dropLink(named: "meter")
+        // Straight back, armed again, while the old transfer would still have 8 records to go: none of them comes.
+        _ = Fixture.connect(&world, token: 60)
+        _ = try world.startNotify(path: Meter.measurement, sender: Meter.client, token: 61)
+        _ = try world.startNotify(path: Meter.racp, sender: Meter.client, token: 61)
         var effects = Meter.run(&world, 20)
         #expect(Meter.values(effects, Meter.measurement).isEmpty && Meter.values(effects, Meter.racp).isEmpty)
-        _ = Fixture.connect(&world, token: 60)
-        _ = try world.startNotify(path: Meter.racp, sender: Meter.client, token: 61)
         effects = try Meter.write(&world, [0x04, 0x01], token: 62)
         #expect(effects.reply(62) == .success([]), "the ended transfer is not still in progress")
         #expect(Meter.values(effects, Meter.racp).last == [0x05, 0x00, 0x0A, 0x00])
@@ -191,5 +193,16 @@ import Testing
         _ = world.takeRecord(named: "meter")
         // Record 3 at 1 s of simulator time: epoch + 2 min + 1 s + 90 s of drift.
         #expect(world.storedRecords(named: "meter")?.last == GlucoseRecords.record(sequence: 3, time: GlucoseRecords.preloadEpoch + 120 + 1 + 90))
+    }
+
+    @Test func twoRecordsInOneSecondAreStampedApart() throws {
+        var (world, _) = try Fixture.discovering([try Meter.spec("records=1")])
+        _ = world.takeRecord(named: "meter")
+        _ = world.takeRecord(named: "meter")
+        // At 1 s the clock reads epoch + 1 min (record 1's minute) + 1 s; the second record of that second gets + 2 s.
+        #expect(world.storedRecords(named: "meter")?.suffix(2) == [
+            GlucoseRecords.record(sequence: 2, time: GlucoseRecords.preloadEpoch + 60 + 1),
+            GlucoseRecords.record(sequence: 3, time: GlucoseRecords.preloadEpoch + 60 + 2),
+        ])
     }
 }
