@@ -38,10 +38,12 @@ extension Scenario {
             throw ScenarioError(.badValue, line: line, "record-every, record-pace, racp and clock-drift need records=")
         }
         let meter = spec.profile.services.contains { service in
-            service.uuid == RecordMemory.glucoseService && service.characteristics.contains { $0.uuid == RecordMemory.racpUUID }
-                && service.characteristics.contains { $0.uuid == RecordMemory.measurementUUID }
+            RecordMemory.kinds.contains { kind, uuid in
+                service.uuid == uuid && service.characteristics.contains { $0.uuid == RecordMemory.racpUUID }
+                    && service.characteristics.contains { $0.uuid == RecordMemory.measurement(kind) }
+            }
         }
-        guard meter else { throw ScenarioError(.badValue, line: line, "records= needs profile=glucose-meter") }
+        guard meter else { throw ScenarioError(.badValue, line: line, "records= needs profile=glucose-meter or continuous-glucose") }
     }
 
     /// Parses a stored-record fault; nil when `words` is not one.

@@ -32,10 +32,10 @@ extension SimulatorWorld {
         peripherals[id]?.records = memory
         for a in adapters.indices {
             for address in adapters[a].objects.keys.sorted() where adapters[a].objects[address]?.peripheral == id {
-                notifyRecord(adapter: a, address: address, record.bytes, effects: &effects)
+                notifyRecord(adapter: a, address: address, memory.bytes(of: record), effects: &effects)
             }
         }
-        return record.sequence
+        return record.key
     }
 
     /// A notification of 0x2A18 on one link, if a client there has a notify session on it.
@@ -81,7 +81,7 @@ extension SimulatorWorld {
         peripherals[id]?.values[chrc.valueHandle] = value
         effects.append(.change(path, .gattCharacteristic, ["Value": .bytes(value)]))
         effects.append(.reply(token, .success([])))
-        let decision = RACP.decide(value, held: memory.records.map(\.sequence), quirks: memory.spec.quirks)
+        let decision = RACP.decide(value, held: memory.records.map(\.key), quirks: memory.spec.quirks)
         var answer: [UInt8]?
         switch decision {
         case .respond(let bytes):
@@ -92,7 +92,7 @@ extension SimulatorWorld {
             answer = RACP.response(RACP.abortOperation, RACP.success)
         case .delete(let sequences):
             let doomed = Set(sequences)
-            memory.records.removeAll { doomed.contains($0.sequence) }
+            memory.records.removeAll { doomed.contains($0.key) }
             answer = RACP.response(RACP.deleteRecords, RACP.success)
         case .report(let sequences):
             guard case .connected(let attempt) = object.link else { return }
@@ -133,8 +133,8 @@ extension SimulatorWorld {
         memory.transfer = transfer
         peripherals[id]?.records = memory
         // A record deleted since the request (it cannot be: writes are refused meanwhile) would simply be skipped.
-        if let record = memory.records.first(where: { $0.sequence == sequence }) {
-            notifyRecord(adapter: transfer.adapter, address: transfer.address, record.bytes, effects: &effects)
+        if let record = memory.records.first(where: { $0.key == sequence }) {
+            notifyRecord(adapter: transfer.adapter, address: transfer.address, memory.bytes(of: record), effects: &effects)
         }
         schedule(.records(.transfer(peripheral: id, generation: generation)), after: memory.spec.pace)
     }
@@ -171,7 +171,7 @@ extension SimulatorWorld {
 
     /// The 0x2A18 bytes of every record the named meter holds, in sequence order; nil without such a meter.
     public func storedRecords(named name: String) -> [[UInt8]]? {
-        peripheralID(named: name).flatMap { peripherals[$0]?.records?.records.map(\.bytes) }
+        peripheralID(named: name).flatMap { peripherals[$0]?.records.map { memory in memory.records.map { memory.bytes(of: $0) } } }
     }
 }
 

@@ -10,13 +10,14 @@ enum Meter {
     static let racp = Fixture.strapPath + "/service000a/char0010"
     static let client = ":1.9"
 
-    static func spec(_ keys: String) throws -> PeripheralSpec {
-        try Scenario.parseDeviceDefinition("meter address=A0:9E:1A:00:00:01 profile=glucose-meter " + keys)
+    static func spec(_ keys: String, profile: String = "glucose-meter") throws -> PeripheralSpec {
+        try Scenario.parseDeviceDefinition("meter address=A0:9E:1A:00:00:01 profile=\(profile) " + keys)
     }
 
-    /// Connected, with notifications on 2A18 and (unless `indications` is false) indications on the RACP.
-    static func connected(_ keys: String, indications: Bool = true) throws -> SimulatorWorld {
-        var (world, _) = try Fixture.discovering([try spec(keys)])
+    /// Connected, with notifications on 2A18 and (unless `indications` is false) indications on the RACP. A
+    /// `continuous-glucose` table has the same handles: 2AA7 at char000b, 2AA8 at char000e, the RACP at char0010.
+    static func connected(_ keys: String, indications: Bool = true, profile: String = "glucose-meter") throws -> SimulatorWorld {
+        var (world, _) = try Fixture.discovering([try spec(keys, profile: profile)])
         _ = Fixture.connect(&world)
         _ = try world.startNotify(path: measurement, sender: client, token: 90)
         if indications { _ = try world.startNotify(path: racp, sender: client, token: 91) }

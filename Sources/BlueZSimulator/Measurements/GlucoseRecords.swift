@@ -21,6 +21,17 @@ public enum GlucoseRecords {
             + [UInt8(concentration & 0xFF), UInt8(concentration >> 8), 0x11]
     }
 
+    /// The CGM Measurement 0x2AA7 (CGMS v1.0.1 §3.2) a CGM with `records=` sends for the record at this time offset
+    /// in its `session` (0 until the first `sequence-reset`): ``SimulatedMeasurement/continuousGlucose``'s layout
+    /// (size 8, flags 0, SFLOAT mg/dL, time offset uint16 LE at octets 4–5, E2E-CRC), the concentration that of
+    /// reading `timeOffset + 7 × session`, so session 0's record at offset k is `continuousGlucose.value(number: k)`
+    /// and a new session's records differ from the old ones at the same offsets.
+    public static func cgmRecord(timeOffset: UInt16, session: Int) -> [UInt8] {
+        let n = Int(timeOffset) + 7 * session
+        let record = [0x08, 0x00] + SimulatedMeasurement.sfloat(100 + n % 80) + SimulatedMeasurement.le16(Int(timeOffset))
+        return record + SimulatedMeasurement.le16(Int(SimulatedMeasurement.mcrf4xx(record)))
+    }
+
     /// The stamp of preloaded record `sequence` with the meter's clock `drift` seconds off.
     public static func preloadedTime(sequence: UInt16, drift: Int64 = 0) -> Int64 {
         preloadEpoch + Int64(max(0, Int(sequence) - 1)) * 60 + drift
