@@ -34,6 +34,12 @@ public struct BlueZError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let notReady = BlueZError(name: prefix + "NotReady", message: "Resource Not Ready")
     public static let notAuthorized = BlueZError(name: prefix + "NotAuthorized", message: "Operation Not Authorized")
     public static func notPermitted(_ message: String) -> BlueZError { BlueZError(name: prefix + "NotPermitted", message: message) }
+    /// An ATT error response to a read or write that create_gatt_dbus_error (src/gatt-client.c) has no name for:
+    /// its default case, `g_dbus_create_error(msg, ERROR_INTERFACE ".Failed", "Operation failed with ATT error: 0x%02x")`.
+    public static func attError(_ code: UInt8) -> BlueZError {
+        let digits = Array("0123456789abcdef")
+        return failed("Operation failed with ATT error: 0x" + String([digits[Int(code >> 4)], digits[Int(code & 0xF)]]))
+    }
 
     // Reason strings (src/error.h) carried in org.bluez.Error.Failed.
     /// 5.66's att_connect_cb turns every LE connect-socket error into ECONNABORTED, so a full controller,

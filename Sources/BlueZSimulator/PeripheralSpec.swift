@@ -32,6 +32,8 @@ public struct PeripheralSpec: Sendable, Hashable {
     /// The only adapter (index) in radio range; nil: every adapter hears it. Large benchmark fleets spread
     /// over rooms use it, so 10 000 devices are 10 000 Device1 objects rather than one per adapter each.
     public var heardBy: Int?
+    /// A stored-record glucose meter's memory and RACP (`records=` and its keys); nil: the profile's periodic notifications.
+    public var records: StoredRecordsSpec?
 
     public init(label: String? = nil, address: BluetoothAddress, addressType: AddressType = .public, name: String? = nil,
                 manufacturerData: [UInt16: [UInt8]] = [:], serviceData: [String: [UInt8]] = [:], uuids: [String] = [],

@@ -133,6 +133,7 @@ extension Scenario {
                 spec.profile = GattProfile(services: services)
                 for service in services where !spec.uuids.contains(service.uuid) { spec.uuids.append(service.uuid) }
             default:
+                if try parseRecordKey(key, value, into: &spec, line: line) { continue }
                 guard try parseSecurityKey(key, value, into: &spec, line: line) else {
                     throw ScenarioError(.unknownKeyword, line: line, "unknown device key '\(key)'")
                 }
@@ -148,6 +149,7 @@ extension Scenario {
             }
         }
         if spec.rotationInterval != nil { spec.addressType = .random }
+        try checkRecordKeys(spec, countGiven: fields["records"] != nil, line: line)
         return spec
     }
 
@@ -172,6 +174,7 @@ extension Scenario {
             return .connectBehaviour(device: device, behaviour)
         default:
             if let action = try parseSecurityAction(words, line: line) { return action }
+            if let action = try parseRecordAction(words, line: line) { return action }
             throw ScenarioError(.unknownKeyword, line: line, "unknown fault '\(words[0])'")
         }
     }
@@ -256,7 +259,7 @@ extension FaultAction {
         switch self {
         case .dropLink(let d), .removeDevice(let d), .rotateAddress(let d), .responseDelay(let d, _), .connectBehaviour(let d, _): d
         case .powerCycle, .setPowered: nil
-        case .forgetBond(let d): d
+        case .forgetBond(let d), .records(let d, _): d
         }
     }
 }

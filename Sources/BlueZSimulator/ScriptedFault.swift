@@ -28,4 +28,6 @@ public enum FaultAction: Sendable, Hashable {
     case responseDelay(device: String, Duration)
     /// The peripheral forgets its bonds (Scenario+Security.swift).
     case forgetBond(device: String)
+    /// A stored-record meter's fault (SimulatorWorld+Records.swift).
+    case records(device: String, RecordFault)
 }

@@ -145,6 +145,6 @@ public final class SimulatorControl: Sendable {
                 sim.stopFlood()
                 return []
             }),
-        ].merging(securityMethods) { current, _ in current }.merging(Self.observationMethods(sim)) { listed, _ in listed })
+        ].merging(securityMethods) { current, _ in current }.merging(recordMethods) { current, _ in current }.merging(Self.observationMethods(sim)) { listed, _ in listed })
     }
 }

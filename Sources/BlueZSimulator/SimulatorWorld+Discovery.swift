@@ -17,6 +17,7 @@ extension SimulatorWorld {
             peripheral.values[chrc.valueHandle] = chrc.spec.value
             for d in chrc.descriptors { peripheral.values[d.handle] = d.value }
         }
+        setUpRecords(&peripheral, id: id)
         peripherals[id] = peripheral
         count(\.devicesAdded, peripheral: nil)
         let intervalMs = max(1, spec.advertisingInterval.milliseconds)

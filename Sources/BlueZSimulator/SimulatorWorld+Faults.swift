@@ -45,6 +45,8 @@ extension SimulatorWorld {
             return []
         case .forgetBond(let device):
             return forgetBond(named: device) ?? []
+        case .records(let device, let fault):
+            return applyRecordFault(named: device, fault) ?? []
         }
     }
 }

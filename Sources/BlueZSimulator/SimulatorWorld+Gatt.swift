@@ -114,6 +114,11 @@ extension SimulatorWorld {
             object.writes.remove(handle)
             adapters[a].objects[address] = object
             guard let chrc = p.table.characteristic(handle), let path = object.characteristicPath(p.table, handle: handle) else { return }
+            // A stored-record meter's RACP answers as GLS §3.4 says (SimulatorWorld+Records.swift).
+            if p.records?.racpHandle == handle {
+                racpWritten(adapter: a, address: address, path: path, value: value, token: token, effects: &effects)
+                return
+            }
             let current = p.values[chrc.valueHandle] ?? []
             let written = Array(current.prefix(offset)) + value
             peripherals[object.peripheral]?.values[chrc.valueHandle] = written

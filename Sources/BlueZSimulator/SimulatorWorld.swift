@@ -121,6 +121,8 @@ public struct SimulatorWorld: Sendable {
             effects += setPowered(adapter: adapter, true)
         case .security(let timer):
             fireSecurity(timer, effects: &effects)
+        case .records(let timer):
+            fireRecords(timer, effects: &effects)
         }
     }
 }
@@ -137,6 +139,7 @@ enum TimerEvent: Sendable, Hashable {
     case fault(Int)
     case powerOn(Int)
     case security(SecurityTimer)
+    case records(RecordTimer)
 }
 
 /// A GATT request on the air, completed by a timer.
@@ -157,6 +160,7 @@ struct Peripheral: Sendable {
     /// Current values by value handle (and descriptor handle).
     var values: [UInt16: [UInt8]] = [:]
     var notifications: [UInt16: UInt64] = [:]
+    var records: RecordMemory?
     var counters = SimulatorCounters()
 }
 

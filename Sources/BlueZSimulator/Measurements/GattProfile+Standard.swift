@@ -59,9 +59,11 @@ extension GattProfile {
             GattCharacteristicSpec(uuid: "2a9b", flags: ["read"], value: [0x00, 0x00, 0x00, 0x00]),
         ]),
         // CGMS v1.0.1: CGM Measurement notifies; the CGM Feature says E2E-CRC is supported, so every record carries it.
+        // The RACP (CGMS §3.8, mandatory) has no E2E-CRC; it answers only with `records=` (SimulatorWorld+Records.swift).
         "continuous-glucose": GattServiceSpec(uuid: "181f", characteristics: [
             measurement("2aa7", .continuousGlucose, flags: ["notify"], every: .seconds(1)),
             GattCharacteristicSpec(uuid: "2aa8", flags: ["read"], value: SimulatedMeasurement.cgmFeature),
+            GattCharacteristicSpec(uuid: "2a52", flags: ["write", "indicate"], value: []),
         ]),
         // DIS v1.1: UTF-8 strings, read.
         "device-information": GattServiceSpec(uuid: "180a", characteristics: [
