@@ -23,7 +23,7 @@ extension FleetSupervisor {
                                 droppedBaseline: outbox.droppedInMemoryCount, started: now())
         let actions = run.sync.start(now: now())
         recordSyncs[device] = run
-        let from = memory.mark.map { "records after \($0.key)" } ?? "all records"
+        let from = memory.mark.map { "records from \($0.key) on (the mark's own as its anchor)" } ?? "all records"
         announceRecordSync(device, .recordSyncStarted, "\(service.name) record sync started: asking for \(from)",
                            metadata: ["service": service.name, "mark": memory.mark.map { String($0.key) } ?? ""])
         performRecordSync(device, generation: run.generation, actions)

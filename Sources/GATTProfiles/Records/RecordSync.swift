@@ -51,6 +51,8 @@ public struct RecordSync: Sendable {
     var seen: [UInt16: [UInt8]] = [:]
     var awaitingContext: Set<UInt16> = []
     var resultOnAbort = RecordSyncResult.stalled
+    /// BlueZ's echo of the request last written has come back (it comes once per write).
+    var echoSeen = false
 
     public init(service: StoredRecordService, memory: RecordSyncMemory, deleteAfterSync: Bool = false, limits: Limits = Limits()) {
         self.service = service
@@ -74,6 +76,13 @@ public struct RecordSync: Sendable {
 
     public mutating func controlPointIndicated(_ bytes: [UInt8], now: Duration) -> [RecordSyncAction] {
         guard step != .idle, step != .done else { return [] }
+        // bluetoothd 5.66 keeps a written value in its attribute cache and signals it as the characteristic's Value
+        // (gatt-client.c write_cb → gatt_db_attribute_write), so the request fleetd wrote comes back once as if
+        // the device had sent it. It is not an answer.
+        if let request, bytes == request.bytes, !echoSeen {
+            echoSeen = true
+            return []
+        }
         let response: RecordAccessResponse
         do {
             response = try RecordAccessResponse.decode(bytes)
@@ -183,6 +192,7 @@ public struct RecordSync: Sendable {
 
     private mutating func send(_ request: RecordAccessRequest) -> [RecordSyncAction] {
         self.request = request
+        echoSeen = false
         return [.write(request), .startTimer(.silence, after: limits.silence)]
     }
 

@@ -40,6 +40,20 @@ import Testing
         #expect(outcome?.memory == RecordSyncMemory(mark: RecordMark(key: 3, anchor: Self.record(3)), storedOnDevice: 3))
     }
 
+    @Test func bluezEchoOfTheWrittenRequestIsNoAnswerButASecondOneIs() {
+        var sync = RecordSync(service: .glucose, memory: RecordSyncMemory())
+        _ = sync.start(now: Self.t)
+        // bluetoothd 5.66 signals the value written (04 01) as the RACP's Value: ignored, not counted as malformed.
+        #expect(sync.controlPointIndicated([0x04, 0x01], now: Self.t).isEmpty)
+        #expect(sync.outcome.malformedAnswers == 0)
+        // The same bytes again are no echo (one per write): an indication that answers nothing.
+        #expect(sync.controlPointIndicated([0x04, 0x01], now: Self.t).isEmpty)
+        #expect(sync.outcome.malformedAnswers == 1)
+        // The next request's echo is ignored in its turn.
+        _ = sync.controlPointIndicated(Self.count(3), now: Self.t)
+        #expect(sync.controlPointIndicated([0x01, 0x01], now: Self.t).isEmpty && sync.outcome.malformedAnswers == 1)
+    }
+
     @Test func aMarkedDeviceIsAskedFromItsMarkAndTheMarkMovesRecordByRecord() {
         var sync = RecordSync(service: .glucose, memory: Self.markedAt(40, stored: 40))
         _ = sync.start(now: Self.t)

@@ -1,0 +1,106 @@
+import FleetPlatform
+import FleetTestKit
+import Foundation
+import Testing
+
+/// fleetd syncing a simulated glucose meter's stored records through its RACP (issue 37, docs/records.md): every
+/// record reaches the outbox exactly once, in the device's order, across a link dropped mid-transfer, a re-sync
+/// and new records taken while away.
+@Suite("record sync against fleetd", .serialized)
+struct RecordSyncFleetdTests {
+    static let meter = "addr-C8B21E000031"
+    static let configuration = "[device \"\(meter)\"]\nname = Meter\n"
+
+    static func scenario(records: Int, extra: String = "", faults: String = "") -> String {
+        """
+        adapters 1
+        device m1 address=C8:B2:1E:00:00:31 name="Meter" profile=glucose-meter records=\(records) record-pace=0.005 interval=0.2 \(extra)
+        \(faults)
+        """
+    }
+
+    /// The meter's 2A18 values in the outbox, in cursor order, as hex.
+    static func storedRecords(_ h: FleetHarness) async throws -> [String] {
+        let out = try await h.fleetctl(["--json", "readings", meter, "--limit", "10000"]).stdout
+        let page = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any]
+        let readings = page?["readings"] as? [[String: Any]] ?? []
+        return readings.filter { ($0["characteristic"] as? String)?.hasPrefix("00002a18") == true }.compactMap { $0["value"] as? String }
+    }
+
+    /// What the meter holds, in sequence order (the simulator's `StoredRecords`), as hex.
+    static func held(_ h: FleetHarness) async throws -> [String] {
+        let reply = try await h.sim("StoredRecords", [.string("m1")])
+        guard case .array(_, let records)? = reply.first else { throw TestKitError("StoredRecords answered \(reply)") }
+        return records.compactMap { record in
+            guard case .bytes(let bytes) = record else { return nil }
+            return bytes.map { String(format: "%02x", $0) }.joined()
+        }
+    }
+
+    @Test("200 stored records, the link dropped after the third: every record once, in order, and the mark survives")
+    func dropMidTransferThenResync() async throws {
+        let h = try await FleetHarness(scenario: Self.scenario(records: 200, faults: "at 0 racp-drop-after m1 3"), configuration: Self.configuration)
+        defer { h.stop() }
+        let held = try await Self.held(h)
+        #expect(held.count == 200)
+        try await waitUntil("all 200 records in the outbox", timeout: .seconds(60)) { try await Self.storedRecords(h).count >= 200 }
+        try await waitUntil("a sync ended complete", timeout: .seconds(30)) { h.log().contains("glucose record sync complete") }
+        let stored = try await Self.storedRecords(h)
+        #expect(stored == held, "exactly the meter's records, once each, in its order (\(stored.count) stored)")
+        let log = h.log()
+        #expect(log.contains("glucose record sync link-lost"), "the first transfer was cut: \(log.suffix(2000))")
+        let metrics = try await h.fleetctl(["metrics"]).stdout
+        // The second link asked for all records again (the first sync set no mark: with none, nothing is marked
+        // before the end), so the first three came twice: suppressed, not stored.
+        #expect(metrics.contains("fleetd_record_duplicates_suppressed_total 3"), "\(metrics.split(separator: "\n").filter { $0.contains("record") })")
+
+        // A record taken while linked is notified live and stored (outside a transfer it moves no mark); the next link
+        // asks for ≥ the mark, 200, and gets 200 (the anchor) and 201 again: both suppressed.
+        _ = try await h.sim("TakeRecord", [.string("m1")])
+        try await waitUntil("the new record stored", timeout: .seconds(30)) { try await Self.storedRecords(h).count == 201 }
+        _ = try await h.sim("DropLink", [.string("m1")])
+        try await waitUntil("a second complete sync", timeout: .seconds(60)) {
+            h.log().components(separatedBy: "glucose record sync complete").count >= 3
+        }
+        #expect(try await Self.storedRecords(h) == Self.held(h), "still every record once")
+        #expect(h.log().contains("asking for records from 200 on"), "the sync started from the mark: \(h.log().suffix(1500))")
+        #expect(try await h.fleetctl(["metrics"]).stdout.contains("fleetd_record_duplicates_suppressed_total 5"))
+        #expect(!h.log().contains("malformed_answers"), "BlueZ's echo of each written request is no answer")
+    }
+
+    @Test("a meter that ignores ≥ and sends its whole history, and one without ≥: nothing stored twice")
+    func wholeHistoryAndNoGreaterOrEqual() async throws {
+        for quirk in ["whole-history", "no-greater-or-equal"] {
+            let h = try await FleetHarness(scenario: Self.scenario(records: 20, extra: "racp=\(quirk)"), configuration: Self.configuration)
+            defer { h.stop() }
+            try await waitUntil("\(quirk): a sync complete", timeout: .seconds(60)) { h.log().contains("glucose record sync complete") }
+            _ = try await h.sim("TakeRecord", [.string("m1")])
+            _ = try await h.sim("DropLink", [.string("m1")])
+            try await waitUntil("\(quirk): a second sync complete", timeout: .seconds(60)) {
+                h.log().components(separatedBy: "glucose record sync complete").count >= 3
+            }
+            let stored = try await Self.storedRecords(h), held = try await Self.held(h)
+            #expect(held.count == 21)
+            #expect(stored == held, "\(quirk): \(stored.count) stored for \(held.count) held")
+        }
+    }
+
+    @Test("a sequence reset (battery out): the new record 1 is stored beside the old one, the reset logged and counted")
+    func sequenceReset() async throws {
+        let h = try await FleetHarness(scenario: Self.scenario(records: 5), configuration: Self.configuration)
+        defer { h.stop() }
+        try await waitUntil("5 records", timeout: .seconds(60)) { try await Self.storedRecords(h).count == 5 }
+        try await waitUntil("a sync complete", timeout: .seconds(30)) { h.log().contains("glucose record sync complete") }
+        let before = try await Self.held(h)
+        // Memory cleared, numbering from 1, the clock reset; the link drops (the battery is out). Two new records.
+        _ = try await h.sim("ResetSequence", [.string("m1")])
+        _ = try await h.sim("TakeRecord", [.string("m1")])
+        _ = try await h.sim("TakeRecord", [.string("m1")])
+        try await waitUntil("the two new records stored", timeout: .seconds(60)) { try await Self.storedRecords(h).count == 7 }
+        let after = try await Self.held(h)
+        #expect(after.count == 2)
+        #expect(try await Self.storedRecords(h) == before + after, "old records kept, the new ones added once")
+        try await waitUntil("the reset logged", timeout: .seconds(30)) { h.log().contains("numbered its records from scratch") }
+        #expect(try await h.fleetctl(["metrics"]).stdout.contains("fleetd_record_sequence_resets_total 1"))
+    }
+}
