@@ -10,7 +10,7 @@ DEBIAN_PACKAGES := libdbus-1-dev libsystemd-dev libssl-dev libsqlite3-dev sqlite
 	bluez-test-scripts python3-dbus python3-venv python3-pip systemd util-linux procps \
 	libmosquitto-dev mosquitto mosquitto-clients faketime
 
-.PHONY: all deps build release test test-unit test-bluez demo soak bench install clean
+.PHONY: all deps build release test test-unit test-bluez demo soak record-soak bench install clean
 
 all: build
 
@@ -49,6 +49,11 @@ demo: deps
 ## simulated minutes of faults (default 10, one real minute each at time scale 10).
 soak: deps
 	@SEED="$(SEED)" MINUTES="$(MINUTES)" scripts/soak
+
+## record-soak: the meter soak (issue 37, docs/records.md): three simulated glucose meters under cut transfers,
+## dropped links, fleetd SIGKILLs and battery changes; every record once. SEEDS="1 2 3" (default 1…20).
+record-soak: deps
+	@scripts/record-soak $(SEEDS)
 
 bench: deps
 	$(SWIFT) build -c release $(SWIFT_FLAGS)

@@ -38,6 +38,8 @@ public enum FleetctlSubcommand: Sendable, Equatable {
     case metrics
     case pair(device: String)
     case unpair(device: String)
+    /// What fleetd keeps of DEVICE's stored records (its RACP syncs).
+    case records(device: String)
 }
 
 /// What the command line asks for: a command, or help/version text that needs no daemon.

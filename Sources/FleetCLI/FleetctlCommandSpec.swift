@@ -42,6 +42,12 @@ struct FleetctlCommandSpec: Sendable {
               options: [("--since CURSOR", "Values stored after CURSOR, oldest first (default: the newest)."),
                         ("--limit N", "At most N values (default 100, at most 10000).")],
               discussion: "The last line says the cursor to pass as --since for the next page."),
+        .init(name: "records", arguments: ["DEVICE"], abstract: "Show DEVICE's stored-record syncs (glucose meter, CGM): mark, records held, last sync.",
+              discussion: """
+              One line per service synced through its Record Access Control Point: the mark (the highest record \
+              known stored with nothing missing below it), the records the device said it holds, when and how its \
+              last sync ended, the duplicates not stored again and the sequence resets found (docs/records.md).
+              """),
         .init(name: "read", arguments: ["DEVICE", "CHAR"], abstract: "Read characteristic CHAR (a UUID) of DEVICE; prints hex."),
         .init(name: "write", arguments: ["DEVICE", "CHAR", "HEX"], abstract: "Write HEX (e.g. 01ff or 01:ff) to characteristic CHAR of DEVICE.",
               options: [("--no-response", "Write without response.")]),

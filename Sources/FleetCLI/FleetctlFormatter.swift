@@ -52,6 +52,7 @@ struct FleetctlFormatter {
             return text.hasSuffix("\n") || text.isEmpty ? text : text + "\n"
         case .watch: return ""
         case .readings: return readings(try reply.parameters(as: ReadingsPage.self))
+        case .records: return records(try reply.parameters(as: RecordsInfo.self))
         case .pair, .unpair:
             let outcome = try reply.parameters(as: PairingOutcomeReply.self)
             return "\(shown(outcome.device)): \(paint(outcome.state))\n\(shown(outcome.note))\n"
@@ -93,6 +94,22 @@ struct FleetctlFormatter {
             text += table.render(colour: colour)
         }
         return text + "next: --since \(page.next)\n"
+    }
+
+    private func records(_ info: RecordsInfo) -> String {
+        guard !info.services.isEmpty else { return "no record syncs for \(shown(info.device))\n" }
+        var table = TextTable(header: ["SERVICE", "MARK", "ON-DEVICE", "LAST-SYNC", "OUTCOME", "DUPLICATES", "RESETS", "ASKS"])
+        for service in info.services {
+            let outcome = service.syncing ? "syncing" : service.lastOutcome ?? "-"
+            let good = ["complete", "no-records", "syncing"].contains(outcome)
+            table.rows.append([.init(service.service), .init(service.mark.map(String.init) ?? "-"),
+                               .init(service.storedOnDevice.map(String.init) ?? "-"),
+                               .init(service.lastSync.map { $0.formatted(Date.ISO8601FormatStyle()) } ?? "-"),
+                               .init(outcome, colour: outcome == "-" ? nil : good ? .green : .yellow),
+                               .init(String(service.duplicatesSuppressed)), .init(String(service.sequenceResets)),
+                               .init(service.greaterOrEqualUnsupported ? "all" : "from-mark")])
+        }
+        return table.render(colour: colour)
     }
 
     private func paint(_ state: DeviceState) -> String {

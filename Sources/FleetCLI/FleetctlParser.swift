@@ -111,6 +111,7 @@ public enum FleetctlParser {
         case "forget": subcommand = .forget(device: argument(0))
         case "pair": subcommand = .pair(device: argument(0))
         case "unpair": subcommand = .unpair(device: argument(0))
+        case "records": subcommand = .records(device: argument(0))
         case "set-policy": subcommand = .setPolicy(device: argument(0), policyClass: argument(1))
         case "watch":
             var count: Int?

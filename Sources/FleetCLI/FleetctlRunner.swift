@@ -76,6 +76,7 @@ public struct FleetctlRunner {
         case .metrics: return .metrics
         case .pair(let device): return .pair(device: device)
         case .unpair(let device): return .unpair(device: device)
+        case .records(let device): return .records(device: device)
         }
     }
 

@@ -44,6 +44,8 @@ public protocol FleetControlBackend: Sendable {
     func pair(_ reference: String) async throws -> PairingOutcomeReply
     /// Remove the device's bond.
     func unpair(_ reference: String) async throws -> PairingOutcomeReply
+    /// What the store keeps of the device's stored records.
+    func records(_ reference: String) async throws -> RecordsInfo
 }
 
 /// A backend without an outbox or pairing (tests' fakes, benchmarks) refuses those methods.
@@ -62,6 +64,10 @@ extension FleetControlBackend {
 
     public func pair(_ reference: String) async throws -> PairingOutcomeReply {
         throw FleetControlError.notImplemented(method: FleetInterface.Method.pair.qualifiedName)
+    }
+
+    public func records(_ reference: String) async throws -> RecordsInfo {
+        throw FleetControlError.notImplemented(method: FleetInterface.Method.records.qualifiedName)
     }
 
     public func unpair(_ reference: String) async throws -> PairingOutcomeReply {

@@ -105,6 +105,7 @@ public struct FleetService: Sendable {
             return try VarlinkReply(parameters: try await backend.readings(device, since: since, limit: limit))
         case .pair(let device): return try VarlinkReply(parameters: try await backend.pair(device))
         case .unpair(let device): return try VarlinkReply(parameters: try await backend.unpair(device))
+        case .records(let device): return try VarlinkReply(parameters: try await backend.records(device))
         case .watch: throw VarlinkError.expectedMore
         }
     }

@@ -6,7 +6,7 @@ extension FleetInterface {
 # fleetd control interface: status, device listing, connection control,
 # characteristic access and a live event stream for a fleet of BLE peripherals.
 #
-# Read methods (Status, ListDevices, ShowDevice, Watch, Readings, Metrics) are open
+# Read methods (Status, ListDevices, ShowDevice, Watch, Readings, Records, Metrics) are open
 # to anyone who can reach the socket; every other method (Acknowledge included)
 # needs root or the control group.
 # A device argument may be an identity id, a unique id prefix, a display name or
@@ -238,6 +238,19 @@ type Reading (
 )
 
 # Stored values that retention dropped before they were read, of any device.
+# One stored-record service of a device (Records). lastSync is ISO-8601 UTC.
+type RecordService (
+  service: string,
+  mark: ?int,
+  storedOnDevice: ?int,
+  lastSync: ?string,
+  lastOutcome: ?string,
+  duplicatesSuppressed: int,
+  sequenceResets: int,
+  greaterOrEqualUnsupported: bool,
+  syncing: bool
+)
+
 type LostReadings (
   firstCursor: int,
   lastCursor: int
@@ -331,6 +344,12 @@ method Acknowledge(consumer: string, cursor: int) -> (consumer: string, cursor: 
 # next is the since of the following page; lost is set when since was older
 # than what the outbox keeps.
 method Readings(device: string, since: ?int, limit: ?int) -> (device: string, readings: []Reading, next: int, lost: ?LostReadings)
+
+# What fleetd keeps of a device's stored records (glucose meters and CGMs synced
+# through their Record Access Control Point): per service, the mark (the highest
+# record known stored with nothing missing below it), the records the device said
+# it holds, when and how its last sync ended, and the duplicates not stored again.
+method Records(device: string) -> (device: string, services: []RecordService)
 
 # Pair the device with fleetd's agent: now over its link, or on its next link.
 # Ends a needsPairing stop.

@@ -25,6 +25,7 @@ public enum FleetInterface {
         case readings = "Readings"
         case pair = "Pair"
         case unpair = "Unpair"
+        case records = "Records"
 
         /// The fully qualified name, e.g. `io.fleetd.Fleet.Status`.
         public var qualifiedName: String { FleetInterface.name + "." + rawValue }
@@ -32,7 +33,7 @@ public enum FleetInterface {
         /// True for methods anyone who can reach the socket may call.
         public var isReadOnly: Bool {
             switch self {
-            case .status, .listDevices, .showDevice, .watch, .metrics, .readings: return true
+            case .status, .listDevices, .showDevice, .watch, .metrics, .readings, .records: return true
             // Acknowledge moves a cursor other clients may depend on: a mutation.
             case .connect, .disconnect, .evict, .forget, .setPolicy, .read, .write, .reload, .acknowledge, .pair, .unpair: return false
             }

@@ -23,6 +23,8 @@ public enum FleetRequest: Sendable, Equatable {
     case pair(device: String)
     /// Remove the device's bond.
     case unpair(device: String)
+    /// What fleetd keeps of the device's stored records (its RACP syncs).
+    case records(device: String)
 
     public var method: FleetInterface.Method {
         switch self {
@@ -43,6 +45,7 @@ public enum FleetRequest: Sendable, Equatable {
         case .readings: .readings
         case .pair: .pair
         case .unpair: .unpair
+        case .records: .records
         }
     }
 
@@ -62,7 +65,7 @@ public enum FleetRequest: Sendable, Equatable {
         case .status, .listDevices, .reload, .metrics:
             return VarlinkCall(method: name)
         case .showDevice(let device), .connect(let device), .disconnect(let device), .evict(let device), .forget(let device),
-             .pair(let device), .unpair(let device):
+             .pair(let device), .unpair(let device), .records(let device):
             return try VarlinkCall(method: name, parameters: DeviceParameter(device: device))
         case .setPolicy(let device, let policyClass):
             return try VarlinkCall(method: name, parameters: SetPolicyParameters(device: device, policyClass: policyClass))
@@ -94,6 +97,7 @@ public enum FleetRequest: Sendable, Equatable {
         case .forget: self = .forget(device: try call.parameters(as: DeviceParameter.self).device)
         case .pair: self = .pair(device: try call.parameters(as: DeviceParameter.self).device)
         case .unpair: self = .unpair(device: try call.parameters(as: DeviceParameter.self).device)
+        case .records: self = .records(device: try call.parameters(as: DeviceParameter.self).device)
         case .setPolicy:
             let parameters = try call.parameters(as: SetPolicyParameters.self)
             self = .setPolicy(device: parameters.device, policyClass: parameters.policyClass)

@@ -20,16 +20,16 @@ struct RecordSyncFleetdTests {
     }
 
     /// The meter's 2A18 values in the outbox, in cursor order, as hex.
-    static func storedRecords(_ h: FleetHarness) async throws -> [String] {
-        let out = try await h.fleetctl(["--json", "readings", meter, "--limit", "10000"]).stdout
+    static func storedRecords(_ h: FleetHarness, _ device: String = meter) async throws -> [String] {
+        let out = try await h.fleetctl(["--json", "readings", device, "--limit", "10000"]).stdout
         let page = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any]
         let readings = page?["readings"] as? [[String: Any]] ?? []
         return readings.filter { ($0["characteristic"] as? String)?.hasPrefix("00002a18") == true }.compactMap { $0["value"] as? String }
     }
 
     /// What the meter holds, in sequence order (the simulator's `StoredRecords`), as hex.
-    static func held(_ h: FleetHarness) async throws -> [String] {
-        let reply = try await h.sim("StoredRecords", [.string("m1")])
+    static func held(_ h: FleetHarness, _ label: String = "m1") async throws -> [String] {
+        let reply = try await h.sim("StoredRecords", [.string(label)])
         guard case .array(_, let records)? = reply.first else { throw TestKitError("StoredRecords answered \(reply)") }
         return records.compactMap { record in
             guard case .bytes(let bytes) = record else { return nil }
@@ -66,6 +66,16 @@ struct RecordSyncFleetdTests {
         #expect(h.log().contains("asking for records from 200 on"), "the sync started from the mark: \(h.log().suffix(1500))")
         #expect(try await h.fleetctl(["metrics"]).stdout.contains("fleetd_record_duplicates_suppressed_total 5"))
         #expect(!h.log().contains("malformed_answers"), "BlueZ's echo of each written request is no answer")
+
+        // What an operator sees: the mark, the records on the meter, the last outcome, the duplicates.
+        let json = try await h.fleetctl(["--json", "records", Self.meter]).stdout
+        let reply = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        let glucose = (reply?["services"] as? [[String: Any]])?.first
+        #expect(glucose?["service"] as? String == "glucose" && glucose?["mark"] as? Int == 201 && glucose?["storedOnDevice"] as? Int == 201,
+                "\(json)")
+        #expect(glucose?["lastOutcome"] as? String == "complete" && glucose?["duplicatesSuppressed"] as? Int == 5, "\(json)")
+        let table = try await h.fleetctl(["records", Self.meter]).stdout
+        #expect(table.contains("SERVICE") && table.contains("glucose") && table.contains("201") && table.contains("complete"), "\(table)")
     }
 
     @Test("a meter that ignores ≥ and sends its whole history, and one without ≥: nothing stored twice")

@@ -67,6 +67,6 @@ import Testing
 
     @Test func onlyIntrospectionFriendlyMethodsAreReadOnly() {
         let readOnly = FleetInterface.Method.allCases.filter(\.isReadOnly).map(\.rawValue)
-        #expect(Set(readOnly) == ["Status", "ListDevices", "ShowDevice", "Watch", "Metrics", "Readings"], "Acknowledge moves a shared cursor: it is a mutation")
+        #expect(Set(readOnly) == ["Status", "ListDevices", "ShowDevice", "Watch", "Metrics", "Readings", "Records"], "Acknowledge moves a shared cursor: it is a mutation")
     }
 }

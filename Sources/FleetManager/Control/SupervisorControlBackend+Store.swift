@@ -3,6 +3,7 @@ import FleetProtocol
 import FleetStore
 import FoundationEssentials
 import GATTProfiles
+import Supervision
 
 /// The stored-value methods (durable Watch, Acknowledge, Readings), answered from the supervisor's outbox.
 extension SupervisorControlBackend {
@@ -62,6 +63,21 @@ extension SupervisorControlBackend {
         }
         return ReadingsPage(device: device, readings: readings, next: page.next,
                             lost: page.lost.map { LostReadings(firstCursor: $0.firstID, lastCursor: $0.lastID) })
+    }
+
+    public func records(_ reference: String) async throws -> RecordsInfo {
+        let outbox = try outbox
+        let device = try await supervisor.showDevice(reference).device.id
+        let syncing = await supervisor.recordSyncService(of: DeviceID(device))
+        let services = outbox.recordMarks(device: device).map { row in
+            let name = StoredRecordService.all.first { $0.service.rawValue == row.service }?.name ?? "service-\(row.service)"
+            return RecordServiceInfo(service: name, mark: row.markKey.map(Int.init), storedOnDevice: row.storedOnDevice,
+                                     lastSync: row.lastSyncWallNanoseconds.map { Date(timeIntervalSince1970: Double($0) / 1e9) },
+                                     lastOutcome: row.lastOutcome, duplicatesSuppressed: row.duplicatesSuppressed,
+                                     sequenceResets: row.sequenceResets, greaterOrEqualUnsupported: row.greaterOrEqualUnsupported,
+                                     syncing: syncing == row.service)
+        }
+        return RecordsInfo(device: device, services: services)
     }
 }
 

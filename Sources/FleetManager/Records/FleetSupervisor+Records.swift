@@ -29,6 +29,9 @@ extension FleetSupervisor {
         performRecordSync(device, generation: run.generation, actions)
     }
 
+    /// The service whose sync runs on `device`'s link now (its SIG number), if one does.
+    public func recordSyncService(of device: DeviceID) -> UInt16? { recordSyncs[device]?.service.service.rawValue }
+
     /// A value on a characteristic of `device`'s link while its sync runs: the RACP's answer, or a record (already
     /// in the outbox). True when the value was the RACP's, which is not a reading.
     func recordSyncHeard(_ device: DeviceID, characteristic: CharacteristicObject, _ bytes: [UInt8]) -> Bool {

@@ -98,6 +98,9 @@ public struct RecordSync: Sendable {
                 // 0 after a delete): its memory was cleared, so its numbering may have begun again.
                 outcome.sequenceReset = true
                 resyncing = true
+                // The old mark names a numbering the device no longer has: kept, it would make the next sync ask
+                // for records above it and miss the device's new ones below (found by the meter soak).
+                outcome.mark = nil
             }
             if count == 0 { return finish(.noRecords) }
             return report()
@@ -217,6 +220,7 @@ public struct RecordSync: Sendable {
                 // keeps each record once by its key and content.
                 outcome.sequenceReset = true
                 resyncing = true
+                outcome.mark = nil
                 return report()
             }
             var actions: [RecordSyncAction] = []

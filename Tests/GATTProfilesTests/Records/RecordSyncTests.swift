@@ -81,6 +81,20 @@ import Testing
         #expect(Self.finished(end)?.sequenceReset == true && Self.finished(end)?.result == .complete)
     }
 
+    @Test func aResetToAnEmptyMemoryClearsTheMarkSoTheNextSyncAsksForEverything() {
+        // The meter held 40 records up to mark 40; its memory was cleared and it holds none yet.
+        var sync = RecordSync(service: .glucose, memory: Self.markedAt(40, stored: 40))
+        _ = sync.start(now: Self.t)
+        let end = sync.controlPointIndicated(Self.count(0), now: Self.t)
+        let outcome = Self.finished(end)
+        #expect(outcome?.result == .noRecords && outcome?.sequenceReset == true)
+        #expect(outcome?.memory.mark == nil, "mark 40 belongs to the old numbering")
+        // Two records taken since: the next sync must ask for all of them (a mark kept at 40 asked for ≥ 40: none).
+        var next = RecordSync(service: .glucose, memory: outcome!.memory)
+        _ = next.start(now: Self.t)
+        #expect(Self.writes(next.controlPointIndicated(Self.count(2), now: Self.t)) == [[0x01, 0x01]])
+    }
+
     @Test func aCountThatShrankIsAResetAndEverythingIsFetched() {
         var sync = RecordSync(service: .glucose, memory: Self.markedAt(50, stored: 50))
         _ = sync.start(now: Self.t)
