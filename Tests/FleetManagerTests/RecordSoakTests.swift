@@ -37,6 +37,13 @@ struct RecordSoakTests {
         h.log().components(separatedBy: "\(meter.id): glucose record sync complete").count - 1
     }
 
+    /// A complete sync of `meter` since the `after`-th, and every record it holds committed to the outbox.
+    static func synced(_ h: FleetHarness, _ meter: Meter, after: Int) async throws -> Bool {
+        guard completeSyncs(h, meter) > after else { return false }
+        let stored = Set(try await RecordSyncFleetdTests.storedRecords(h, meter.id))
+        return try await RecordSyncFleetdTests.held(h, meter.label).allSatisfy(stored.contains)
+    }
+
     @Test("every record each meter ever held is in the outbox once, in the meter's order")
     func soak() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -46,7 +53,7 @@ struct RecordSoakTests {
         let h = try await FleetHarness(scenario: Self.scenario, configuration: Self.configuration)
         defer { h.stop() }
         for meter in Self.meters {
-            try await waitUntil("\(meter.label) synced once", timeout: .seconds(60)) { Self.completeSyncs(h, meter) >= 1 }
+            try await waitUntil("\(meter.label) synced once", timeout: .seconds(60)) { try await Self.synced(h, meter, after: 0) }
         }
         // What each meter held before its battery changes: its memory no longer has them, the outbox must.
         var earlier: [String: [String]] = [:]
@@ -76,9 +83,10 @@ struct RecordSoakTests {
                 try await h.startDaemon()
             }
             do {
-                try await waitUntil("round \(round) (\(kind) of \(meter.label)): a complete sync after it", timeout: .seconds(60)) {
-                    Self.completeSyncs(h, meter) > before
-                }
+                // Synced means committed: a fleetd killed in the next round before its commit (the commit delay) loses
+                // what it received, and a battery change then would take the meter's copy too (docs/records.md bounds).
+                try await waitUntil("round \(round) (\(kind) of \(meter.label)): a complete sync after it, its records committed",
+                                    timeout: .seconds(60)) { try await Self.synced(h, meter, after: before) }
             } catch {
                 throw TestKitError("seed \(seed): \(error)\n--- fleetd log (tail) ---\n\(h.log().suffix(3000))")
             }
@@ -100,7 +108,7 @@ struct RecordSoakTests {
             } catch {
                 let stored = try await RecordSyncFleetdTests.storedRecords(h, meter.id)
                 let lines = h.log().split(separator: "\n").filter { $0.contains(meter.id) && $0.contains("record sync") }.suffix(12)
-                throw TestKitError("seed \(seed): \(error): \(stored.count) stored for \(expected.count) held (\(earlier[meter.label]?.count ?? 0) before battery changes)\nstored: \(stored)\nexpected: \(expected)\n\(lines.joined(separator: "\n"))")
+                throw TestKitError("seed \(seed): \(error): \(stored.count) stored for \(expected.count) held (\(earlier[meter.label]?.count ?? 0) before battery changes)\nmissing: \(expected.filter { !stored.contains($0) })\nextra: \(stored.filter { !expected.contains($0) })\n\(lines.joined(separator: "\n"))")
             }
             let stored = try await RecordSyncFleetdTests.storedRecords(h, meter.id)
             #expect(stored == expected, "seed \(seed), \(meter.label): \(stored.count) stored for \(expected.count) held; first difference at \(Array(zip(stored, expected)).firstIndex { $0.0 != $0.1 } ?? min(stored.count, expected.count))")
