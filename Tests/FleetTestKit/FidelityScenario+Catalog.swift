@@ -412,6 +412,24 @@ extension FidelityScenario {
             let characteristic = try path ?? { throw FidelityFailure("no \(uuid) object under \(object.path)") }()
             try check(try await run.backend.notifying(characteristic: characteristic), "\(uuid) is not notifying after the resync")
         }
+        // A write while a procedure runs, from a second client of BlueZ's RACP object (fleetd's sync is over): the meter
+        // refuses it with ATT 0xFE (Procedure Already in Progress, GLS v1.0.1 §3.4), which BlueZ 5.66 names in its
+        // default case (src/gatt-client.c create_gatt_dbus_error). Abort then ends the transfer. fleetd sees the
+        // records again (suppressed) and an answer it did not ask for; nothing after this checks either.
+        let racp = try await run.backend.characteristicPath(device: object.path, uuid: "00002a52-0000-1000-8000-00805f9b34fb") ?? ""
+        @Sendable func write(_ bytes: [UInt8]) async throws {
+            _ = try await run.backend.bus.call(destination: "org.bluez", path: racp, interface: "org.bluez.GattCharacteristic1", member: "WriteValue",
+                                               arguments: [.bytes(bytes), .vardict(["type": .string("request")])], timeout: run.deadline(10))
+        }
+        try await write([0x01, 0x01])
+        do {
+            try await write([0x04, 0x01])
+            throw FidelityFailure("a Report Number of Stored Records during a running transfer succeeded")
+        } catch let error as DBusError {
+            try check(error.name == "org.bluez.Error.Failed" && error.message == "Operation failed with ATT error: 0xfe",
+                      "a write during a running transfer: \(error.name) \"\(error.message)\", expected org.bluez.Error.Failed \"Operation failed with ATT error: 0xfe\"")
+        }
+        try await write([0x03, 0x00])
     }
 
     static let storedRecordCount = 50, storedRecordDropAfter = 20

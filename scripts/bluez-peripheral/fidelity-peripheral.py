@@ -332,6 +332,7 @@ class Meter:
         self.measurement = None
         self.racp = None
         self.transfer = None   # GLib source id of the running transfer
+        self.pending = False   # a request accepted and not answered yet (its answer runs from an idle callback)
         self.device = None     # the client's Device1 on this adapter (WriteValue's "device" option)
 
     def say(self, line):
@@ -346,10 +347,12 @@ class Meter:
             self.say('racp %s refused: indications off (0xfd asked, bluetoothd sends 0x0e)' % text)
             raise CCCDImproperlyConfigured('0xfd')
         opcode = value[0] if value else 0
-        if self.transfer is not None and opcode != 0x03:
+        if (self.transfer is not None or self.pending) and opcode != 0x03:
             self.say('racp %s refused: a procedure is running (0xfe)' % text)
             raise InProgress('procedure already in progress')
         self.say('racp %s' % text)
+        # The procedure runs from now: a write that bluetoothd dispatches before the idle answer is refused too.
+        self.pending = True
         GLib.idle_add(self.answer, value)
 
     def respond(self, opcode, code):
@@ -388,6 +391,7 @@ class Meter:
         return [k for k in keys if first <= k <= last]
 
     def answer(self, value):
+        self.pending = False
         opcode = value[0] if value else 0
         operator = value[1] if len(value) > 1 else 0
         operand = value[2:]
