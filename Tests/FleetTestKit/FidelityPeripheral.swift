@@ -32,9 +32,9 @@ public struct FidelityPeripheral: Sendable, Hashable {
 
     /// The simulator's device line: same advertisement, same GATT, the 48-byte MTU the guest's bluetoothd
     /// is configured to negotiate (scripts/bluez-peripheral/main.conf), and the scenario's security and
-    /// pairing capability.
+    /// pairing capability (and, for a scenario's stored-record meter, its records instead of its kind).
     func simulatorDevice(_ setup: FidelityPeripheralSetup) -> String {
-        "device \(label) address=\(initialAddress) name=\(name) manufacturer=0xffff:\(serial) profile=\(kind.simulatorProfiles) interval=0.5 mtu=48"
+        "device \(label) address=\(initialAddress) name=\(name) manufacturer=0xffff:\(serial) profile=\(setup.simulatorProfiles(self)) interval=0.5 mtu=48"
             + setup.simulatorKeys(self)
     }
 

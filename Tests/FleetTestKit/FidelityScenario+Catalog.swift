@@ -1,3 +1,4 @@
+import BlueZSimulator
 import FleetCLI
 import FleetProtocol
 import FleetPlatform
@@ -10,8 +11,8 @@ extension FidelityScenario {
 
     public static let all: [FidelityScenario] = [
         // restart-adoption last: its reconnect loop on btvirt has triggered a guest kernel fault (docs/bluez-fidelity.md)
-        serviceFilter, manufacturerIdentity, gattRoundTrip, linkDrop, pairingJustWorks, pairingStaleBond, pairingPasskey, pairingPasskeyStaleBond, addressChange,
-        poolEviction, restartAdoption,
+        serviceFilter, manufacturerIdentity, gattRoundTrip, linkDrop, pairingJustWorks, pairingStaleBond, pairingPasskey, pairingPasskeyStaleBond,
+        racpGlucoseSync, addressChange, poolEviction, restartAdoption,
     ]
 
     public static func named(_ name: String) -> FidelityScenario? { all.first { $0.name == name } }
@@ -356,5 +357,107 @@ extension FidelityScenario {
     /// byte every 30 s, so a read after a slow reconnect finds it changed; the rest proves the long read whole.
     static func isGlucoseRecord(_ hex: String) -> Bool {
         hex.count == 128 && hex.hasPrefix(Hex.string((0..<63).map { UInt8($0) }))
+    }
+
+    /// A stored-record glucose meter (issue 37, docs/records.md) that needs a bond: p1 serves the Glucose service alone
+    /// with 50 records, its 2A18 and RACP 2A52 behind an authenticated key (pairing-passkey's passkey entry). fleetd
+    /// (profile standard: it arms 2A18, then the RACP's indications) pairs, syncs; the meter drops the link after the
+    /// 20th record of that first transfer; fleetd reconnects on the bond and syncs again (from scratch: with no mark,
+    /// nothing is marked before a sync ends). At the end the outbox holds the meter's 50 records exactly once, in its
+    /// order, the records the cut transfer delivered counted as suppressed duplicates, and one pairing was enough.
+    static let racpGlucoseSync = FidelityScenario(
+        name: "racp-glucose-sync", wanted: [p1], peripheralSetup: storedRecordMeter, configuration: storedRecordConfiguration
+    ) { run in
+        try await run.fleet.waitFor("\(p1.id) ready with its bond on hci0", timeout: run.deadline(30)) { devices in
+            devices[p1.id]?["state"]?.stringValue == "ready" && devices[p1.id]?["bondAdapter"]?.stringValue == "hci0"
+        }
+        try await waitUntil("a sync cut by the link drop, then one complete", timeout: run.deadline(60)) {
+            let log = run.fleet.log()
+            guard let cut = log.range(of: "glucose record sync link-lost") else { return false }
+            return log[cut.upperBound...].contains("glucose record sync complete")
+        }
+        let expected = (1...storedRecordCount).map { k in
+            Hex.string(GlucoseRecords.record(sequence: UInt16(k), time: GlucoseRecords.preloadedTime(sequence: UInt16(k))))
+        }
+        // The sync's end is logged when its last record is handed to the outbox, which commits it a moment later.
+        try await waitUntil("\(storedRecordCount) records in the outbox", timeout: run.deadline(10)) {
+            try await storedGlucoseRecords(run).count >= storedRecordCount
+        }
+        // Each record exactly once: no value twice, and sorted by sequence number the meter's 50. Not the arrival order:
+        // between two bluetoothds the link has EATT bearers, and bluetoothd 5.66 sends each queued notification on
+        // whichever bearer is free, so records arrive out of sequence and the response code can overtake the last
+        // record (docs/bluez-fidelity.md, Stored records); the simulator's single bearer keeps them in order.
+        let stored = try await storedGlucoseRecords(run)
+        let byKey = stored.sorted { glucoseSequence($0) < glucoseSequence($1) }
+        try check(stored.count == Set(stored).count && byKey == expected,
+                  "the outbox's 2A18 values are not the meter's \(storedRecordCount) records once each: \(stored.count) stored, "
+                  + "\(stored.count - Set(stored).count) duplicate(s), sequence numbers in arrival order \(stored.map(glucoseSequence))")
+        let log = run.fleet.log()
+        try check(log.contains("\(p1.id): link-dropped"), "fleetd did not log the drop as link-dropped")
+        try check(pairings(of: p1, in: log) == 1 && passkeysGiven(to: p1, in: log) == 1,
+                  "\(pairings(of: p1, in: log)) pairings, \(passkeysGiven(to: p1, in: log)) passkeys for \(p1.id): expected one of each")
+        // The cut transfer's records came again in the full resync: each suppressed, none stored twice.
+        let cutLine = log.split(separator: "\n").first { $0.contains("glucose record sync link-lost") }.map(String.init) ?? ""
+        let cutReceived = cutLine.components(separatedBy: "link-lost: ").dropFirst().first.flatMap { rest in Int(rest.prefix { $0.isNumber }) }
+        let metrics = try await run.fleetctl(["metrics"])
+        let suppressed = metrics.split(separator: "\n").first { $0.hasPrefix("fleetd_record_duplicates_suppressed_total ") }
+            .flatMap { Int($0.split(separator: " ").last ?? "") }
+        try check(cutReceived.map { (1...storedRecordDropAfter).contains($0) } == true && suppressed == cutReceived,
+                  "the cut sync received \(cutReceived.map(String.init) ?? "?") record(s) (\(cutLine)); duplicates suppressed: \(suppressed.map(String.init) ?? "?")")
+        let objects = try await run.backend.centralDevices()
+        let object = try objects.first { $0.serial == p1.serial && $0.connected } ?? { throw FidelityFailure("no connected Device1 for p1: \(objects)") }()
+        try check(object.adapter == "/org/bluez/hci0" && object.paired && object.bonded, "BlueZ's \(object.path) is not paired and bonded under hci0: \(object)")
+        for uuid in ["00002a18-0000-1000-8000-00805f9b34fb", "00002a52-0000-1000-8000-00805f9b34fb"] {
+            let path = try await run.backend.characteristicPath(device: object.path, uuid: uuid)
+            let characteristic = try path ?? { throw FidelityFailure("no \(uuid) object under \(object.path)") }()
+            try check(try await run.backend.notifying(characteristic: characteristic), "\(uuid) is not notifying after the resync")
+        }
+        // A write while a procedure runs, from a second client of BlueZ's RACP object (fleetd's sync is over): the meter
+        // refuses it with ATT 0xFE (Procedure Already in Progress, GLS v1.0.1 §3.4), which BlueZ 5.66 names in its
+        // default case (src/gatt-client.c create_gatt_dbus_error). Abort then ends the transfer. fleetd sees the
+        // records again (suppressed) and an answer it did not ask for; nothing after this checks either.
+        let racp = try await run.backend.characteristicPath(device: object.path, uuid: "00002a52-0000-1000-8000-00805f9b34fb") ?? ""
+        @Sendable func write(_ bytes: [UInt8]) async throws {
+            _ = try await run.backend.bus.call(destination: "org.bluez", path: racp, interface: "org.bluez.GattCharacteristic1", member: "WriteValue",
+                                               arguments: [.bytes(bytes), .vardict(["type": .string("request")])], timeout: run.deadline(10))
+        }
+        try await write([0x01, 0x01])
+        do {
+            try await write([0x04, 0x01])
+            throw FidelityFailure("a Report Number of Stored Records during a running transfer succeeded")
+        } catch let error as DBusError {
+            try check(error.name == "org.bluez.Error.Failed" && error.message == "Operation failed with ATT error: 0xfe",
+                      "a write during a running transfer: \(error.name) \"\(error.message)\", expected org.bluez.Error.Failed \"Operation failed with ATT error: 0xfe\"")
+        }
+        try await write([0x03, 0x00])
+    }
+
+    static let storedRecordCount = 50, storedRecordDropAfter = 20
+
+    /// p1 as a stored-record meter of 50 records that drops the link after the 20th of its first transfer, its 2A18 and
+    /// RACP behind an authenticated key, its side typing pairing-passkey's 314159.
+    static let storedRecordMeter = FidelityPeripheralSetup(
+        secured: [p1.label: .authenticate], agent: .init(capability: "KeyboardOnly", passkey: "314159"),
+        meters: [p1.label: .init(records: storedRecordCount, dropAfter: storedRecordDropAfter)])
+
+    /// pairing-passkey's configuration with `profile = standard` arming what the meter offers (no `subscribe`).
+    static let storedRecordConfiguration = "[daemon]\nsetup-timeout = 15s\nagent-capability = keyboard-only\n\n"
+        + wanting(p1, subscribe: nil, extra: "profile = standard\npairing = passkey required\npasskey = 314159\n")
+        + "[policy \"critical\"]\nbackoff-base = 200ms\nbackoff-floor = 100ms\nbackoff-cap = 1s\nrecovery-window = 200ms\n"
+
+    /// The sequence number (uint16 LE, octets 1–2) of a Glucose Measurement given as hex; -1 if too short.
+    static func glucoseSequence(_ hex: String) -> Int {
+        let bytes = Array(hex.utf8)
+        guard bytes.count >= 6, let low = Int(String(decoding: bytes[2..<4], as: UTF8.self), radix: 16),
+              let high = Int(String(decoding: bytes[4..<6], as: UTF8.self), radix: 16) else { return -1 }
+        return low | high << 8
+    }
+
+    /// p1's Glucose Measurement values in fleetd's outbox, in cursor order, as hex (`fleetctl --json readings`).
+    static func storedGlucoseRecords(_ run: FidelityRun) async throws -> [String] {
+        let out = try await run.fleetctl(["--json", "readings", p1.id, "--limit", "1000"])
+        let page = try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any]
+        let readings = page?["readings"] as? [[String: Any]] ?? []
+        return readings.filter { ($0["characteristic"] as? String)?.hasPrefix("00002a18") == true }.compactMap { $0["value"] as? String }
     }
 }

@@ -37,6 +37,7 @@ public final class FidelitySimulatorBackend: FidelityBackend, @unchecked Sendabl
     public func begin(_ scenario: FidelityScenario) async throws -> String {
         setup = scenario.peripheralSetup
         let devices = FidelityPeripheral.all.filter { !scenario.offAirAtStart.contains($0.label) }.map { $0.simulatorDevice(setup) }
+            + setup.simulatorFaults
         // Debian's bluetoothd runs with the compiled-in [GATT] Cache = always, which keeps a device's GATT
         // objects across a disconnect: the simulator is told to do the same.
         let made = try await FleetHarness(scenario: "adapters \(FidelityPeripheral.controllersNeeded)\n" + devices.joined(separator: "\n"), configuration: "",

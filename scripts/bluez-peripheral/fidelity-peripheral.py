@@ -4,11 +4,20 @@
 # scenario holds on both backends (see docs/bluez-fidelity.md).
 #
 #   fidelity-peripheral.py [--secure hciN=encrypt|authenticate] ... [--agent CAPABILITY[:PASSKEY]]
-#                          [--passkey-out FILE] ADAPTER=KIND:SERIAL[:NAME] ...
+#                          [--passkey-out FILE] [--meter hciN=RECORDS[:DROP_AFTER]] ... ADAPTER=KIND:SERIAL[:NAME] ...
 #
 # ADAPTER is hciN; KIND is `full` (heart-rate + glucose + control-point, as the simulator's
 # profile=heart-rate,glucose,control-point) or `battery` (profile=battery); SERIAL is the hex serial put
 # after company 0xffff in the manufacturer data; NAME is the advertised local name.
+#
+# Stored records (docs/bluez-fidelity.md, Stored records; the simulator's profile=glucose-meter records=N):
+#   --meter hciN=RECORDS[:K]     that adapter serves a stored-record glucose meter instead of its KIND: the Glucose
+#                                service 0x1808 alone (Measurement 2A18 notify, Feature 2A51 read, RACP 2A52 write +
+#                                indicate) holding records 1..RECORDS laid out as the simulator's GlucoseRecords
+#                                (Sources/BlueZSimulator/Measurements/GlucoseRecords.swift), answering the RACP as
+#                                GSS §3.178 / GLS v1.0.1 §3.4 say. With K, the link drops (from this side, btmgmt
+#                                disconnect) one pace after the K-th record of the next transfer that has more than
+#                                K, as the simulator's `racp-drop-after DEV K`. --secure applies to 2A18 and 2A52.
 #
 # Pairing (docs/bluez-fidelity.md, Pairing):
 #   --secure hciN=encrypt        that adapter's Glucose Measurement 2A18 needs an encrypted link
@@ -207,6 +216,7 @@ class Characteristic(dbus.service.Object):
         self.count = 0
         self.notifying = False
         self.timer = None
+        self.on_write = None
         dbus.service.Object.__init__(self, bus, self.path)
         service.characteristics.append(self)
 
@@ -236,6 +246,8 @@ class Characteristic(dbus.service.Object):
     def WriteValue(self, value, options):
         if not self.allows('write') and 'write-without-response' not in self.flags:
             raise NotPermitted('Write not permitted')
+        if self.on_write:
+            return self.on_write(value, options)
         offset = int(options.get('offset', 0))
         self.value = self.value[:offset] + [int(b) for b in value]
         # A control point answers on its indication, as the simulator's does: RACP response code 0x06,
@@ -275,6 +287,185 @@ class Characteristic(dbus.service.Object):
         return True
 
 
+# ---- A stored-record glucose meter (GLS v1.0.1) ---------------------------------------------------------------
+
+RECORD_PACE_MS = 20   # the simulator's default record-pace (0.02 s): between records, and before the first
+PRELOAD_EPOCH = 1796083200  # 2026-12-01T00:00:00Z, GlucoseRecords.preloadEpoch
+
+
+def date_time(unix):
+    """GSS Date Time: uint16 LE year, month, day, hours, minutes, seconds (UTC)."""
+    import datetime
+    t = datetime.datetime.fromtimestamp(unix, datetime.timezone.utc)
+    return [t.year & 0xff, t.year >> 8, t.month, t.day, t.hour, t.minute, t.second]
+
+
+def glucose_record(sequence):
+    """GlucoseRecords.record(sequence:time: preloadedTime(sequence:)): flags 0x02, sequence number uint16 LE,
+    base time, concentration SFLOAT kg/L (exponent -5, mantissa 90 + (k-1)*13 % 90 mg/dL), type/location 0x11."""
+    reading = max(0, sequence - 1)
+    concentration = 0xB000 | (90 + (reading % 100000) * 13 % 90)
+    return ([0x02, sequence & 0xff, sequence >> 8] + date_time(PRELOAD_EPOCH + reading * 60)
+            + [concentration & 0xff, concentration >> 8, 0x11])
+
+
+class CCCDImproperlyConfigured(dbus.exceptions.DBusException):
+    # bluetoothd 5.66 passes only 0x80-0x9f through org.bluez.Error.Failed (dbus_error_to_att_ecode,
+    # src/gatt-database.c); "0xfd" is logged "Invalid error code" and sent as 0x0e Unlikely Error. An application
+    # cannot send 0xfd: docs/bluez-fidelity.md, Stored records.
+    _dbus_error_name = 'org.bluez.Error.Failed'
+
+
+class InProgress(dbus.exceptions.DBusException):
+    # dbus_error_to_att_ecode: org.bluez.Error.InProgress -> BT_ERROR_ALREADY_IN_PROGRESS, ATT 0xfe.
+    _dbus_error_name = 'org.bluez.Error.InProgress'
+
+
+class Meter:
+    """The RACP procedure of one meter: one transfer at a time, records notified on 2A18 one pace apart, the
+    response code indicated on 2A52."""
+
+    def __init__(self, adapter, count, drop_after):
+        self.adapter = adapter
+        self.records = {k: glucose_record(k) for k in range(1, count + 1)}
+        self.drop_after = drop_after
+        self.measurement = None
+        self.racp = None
+        self.transfer = None   # GLib source id of the running transfer
+        self.pending = False   # a request accepted and not answered yet (its answer runs from an idle callback)
+        self.device = None     # the client's Device1 on this adapter (WriteValue's "device" option)
+
+    def say(self, line):
+        say('meter %s: %s' % (self.adapter, line))
+
+    def write(self, value, options):
+        value = [int(b) for b in value]
+        if 'device' in options:
+            self.device = str(options['device'])
+        text = ''.join('%02x' % b for b in value)
+        if not self.racp.notifying:
+            self.say('racp %s refused: indications off (0xfd asked, bluetoothd sends 0x0e)' % text)
+            raise CCCDImproperlyConfigured('0xfd')
+        opcode = value[0] if value else 0
+        if (self.transfer is not None or self.pending) and opcode != 0x03:
+            self.say('racp %s refused: a procedure is running (0xfe)' % text)
+            raise InProgress('procedure already in progress')
+        self.say('racp %s' % text)
+        # The procedure runs from now: a write that bluetoothd dispatches before the idle answer is refused too.
+        self.pending = True
+        GLib.idle_add(self.answer, value)
+
+    def respond(self, opcode, code):
+        self.indicate([0x06, 0x00, opcode, code])
+
+    def indicate(self, value):
+        self.say('indicate %s' % ''.join('%02x' % b for b in value))
+        self.racp.emit(value)
+
+    def select(self, operator, operand):
+        """The selected sequence numbers, or an RACP response code (GSS §3.178.3, GLS §3.4.1)."""
+        keys = sorted(self.records)
+        if operator == 0x00:
+            return 0x03                     # invalid operator
+        if operator > 0x06:
+            return 0x04                     # operator not supported
+        if operator in (0x01, 0x05, 0x06):
+            if operand:
+                return 0x05                 # invalid operand
+            return keys if operator == 0x01 else keys[:1] if operator == 0x05 else keys[-1:]
+        if not operand:
+            return 0x05
+        if operand[0] != 0x01:
+            return 0x09                     # operand not supported (only the sequence-number filter)
+        numbers = operand[1:]
+        if len(numbers) != (4 if operator == 0x04 else 2):
+            return 0x05
+        first = numbers[0] | numbers[1] << 8
+        if operator == 0x02:
+            return [k for k in keys if k <= first]
+        if operator == 0x03:
+            return [k for k in keys if k >= first]
+        last = numbers[2] | numbers[3] << 8
+        if first > last:
+            return 0x05
+        return [k for k in keys if first <= k <= last]
+
+    def answer(self, value):
+        self.pending = False
+        opcode = value[0] if value else 0
+        operator = value[1] if len(value) > 1 else 0
+        operand = value[2:]
+        if opcode == 0x04:                  # report number of stored records
+            selected = self.select(operator, operand)
+            if isinstance(selected, int):
+                self.respond(opcode, selected)
+            else:
+                self.indicate([0x05, 0x00, len(selected) & 0xff, len(selected) >> 8])
+        elif opcode == 0x01:                # report stored records
+            selected = self.select(operator, operand)
+            if isinstance(selected, int):
+                self.respond(opcode, selected)
+            elif not selected:
+                self.respond(opcode, 0x06)  # no records found
+            else:
+                self.start(selected)
+        elif opcode == 0x03:                # abort operation
+            if operator != 0x00:
+                self.respond(opcode, 0x03)
+            elif operand:
+                self.respond(opcode, 0x05)
+            else:
+                if self.transfer is not None:
+                    GLib.source_remove(self.transfer)
+                    self.transfer = None
+                self.respond(opcode, 0x01)
+        else:                               # delete (02) is not offered; 05, 06 are the meter's own
+            self.respond(opcode, 0x02)      # op code not supported
+        return False
+
+    def start(self, selected):
+        queue = list(selected)
+        drop = self.drop_after if self.drop_after is not None and len(queue) > self.drop_after else None
+        if drop is not None:
+            self.drop_after = None          # armed for one transfer
+        sent = [0]
+        self.say('transfer of %d record(s) %d..%d%s' % (len(queue), queue[0], queue[-1],
+                                                        ', the link drops after %d' % drop if drop is not None else ''))
+
+        def tick():
+            if drop is not None and sent[0] == drop:
+                self.transfer = None
+                self.disconnect()
+                return False
+            if not queue:
+                self.transfer = None
+                self.respond(0x01, 0x01)    # success
+                return False
+            k = queue.pop(0)
+            # As the simulator: a record goes out only to a client with a notify session on 2A18.
+            if self.measurement.notifying:
+                self.measurement.emit(self.records[k])
+            sent[0] += 1
+            return True
+        self.transfer = GLib.timeout_add(RECORD_PACE_MS, tick)
+
+    def disconnect(self):
+        """The link drops from the meter's side, as link-drop-rearm's btmgmt disconnect (immediate; Device1.Disconnect
+        would wait bluetoothd's 2 s disconnect timer)."""
+        import subprocess
+        try:
+            address = str(dbus.Interface(dbus.SystemBus().get_object(BLUEZ, self.device), PROPS).Get('org.bluez.Device1', 'Address'))
+        except Exception as e:  # noqa: BLE001 - reported, the scenario fails on it
+            self.say('cannot find the client to drop: %s' % e)
+            return
+        index = self.adapter[3:]
+        self.say('dropping the link to %s after the armed count' % address)
+        subprocess.Popen(['btmgmt', '--index', index, 'disconnect', '-t', '1', address],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+
+
 def heart_rate(n, _):
     # The simulator's NotifyPattern.heartRate(base: 72).
     swing = [0, 2, 4, 6, 8, 6, 4, 2, 0, -2, -4, -6, -8, -6, -4, -2][n % 16]
@@ -291,9 +482,16 @@ def battery_level(n, initial):
     return [max(1, 97 - n // 6)]
 
 
-def build(bus, adapter, kind, security=None):
+def build(bus, adapter, kind, security=None, meter=None):
     app = Application(bus, '/io/fleetd/fidelity/%s' % adapter)
-    if kind == 'full':
+    if meter is not None:
+        glucose = Service(bus, app, '1808')
+        meter.measurement = Characteristic(bus, glucose, '2a18', secured(['notify'], security), [])
+        Characteristic(bus, glucose, '2a51', ['read'], [0x00, 0x00])
+        meter.racp = Characteristic(bus, glucose, '2a52', secured(['write', 'indicate'], security), [])
+        meter.racp.on_write = meter.write
+        uuids = ['1808']
+    elif kind == 'full':
         hr = Service(bus, app, '180d')
         Characteristic(bus, hr, '2a37', ['notify'], [0x00, 72], every=1.0, pattern=heart_rate)
         Characteristic(bus, hr, '2a38', ['read'], [0x01])
@@ -340,13 +538,14 @@ def main():
     pending = []
 
     secure = {}
+    meters = {}
     agent_spec = None
     passkey_out = None
     specs = []
     arguments = sys.argv[1:]
     while arguments:
         argument = arguments.pop(0)
-        if argument in ('--secure', '--agent', '--passkey-out') and not arguments:
+        if argument in ('--secure', '--agent', '--passkey-out', '--meter') and not arguments:
             raise SystemExit('fidelity-peripheral: %s needs a value' % argument)
         if argument == '--secure':
             adapter, _, level = arguments.pop(0).partition('=')
@@ -355,6 +554,12 @@ def main():
             secure[adapter] = level
         elif argument == '--agent':
             agent_spec = arguments.pop(0)
+        elif argument == '--meter':
+            adapter, _, spec = arguments.pop(0).partition('=')
+            count, _, drop = spec.partition(':')
+            if not count.isdigit() or (drop and not drop.isdigit()):
+                raise SystemExit('fidelity-peripheral: --meter expects hciN=RECORDS[:DROP_AFTER], got %r' % spec)
+            meters[adapter] = Meter(adapter, int(count), int(drop) if drop else None)
         elif argument == '--passkey-out':
             passkey_out = arguments.pop(0)
         else:
@@ -378,7 +583,7 @@ def main():
             raise SystemExit('fidelity-peripheral: expected ADAPTER=KIND:SERIAL[:NAME], got %r' % spec)
         kind, serial = parts[0], [int(parts[1][i:i + 2], 16) for i in range(0, len(parts[1]), 2)]
         name = parts[2] if len(parts) > 2 else 'Fidelity'
-        app, uuids = build(bus, adapter, kind, secure.get(adapter))
+        app, uuids = build(bus, adapter, kind, secure.get(adapter), meters.get(adapter))
         path = '/org/bluez/' + adapter
         adverts[adapter] = (Advertisement(bus, adapter, uuids, serial, name), app)
         gatt = dbus.Interface(bus.get_object(BLUEZ, path), 'org.bluez.GattManager1')
