@@ -123,7 +123,9 @@ extension SimulatorWorld {
             let written = Array(current.prefix(offset)) + value
             peripherals[object.peripheral]?.values[chrc.valueHandle] = written
             count(\.writes, peripheral: object.peripheral)
-            effects.append(.change(path, .gattCharacteristic, ["Value": .bytes(written)]))
+            // No Value signal: bluetoothd 5.66 signals Value only for what it read or was notified (chrc_read_cb and
+            // notify_cb → write_characteristic_cb); its write path (write_cb → write_result_cb) stores nothing.
+            // Seen on the rig with dbus-monitor (docs/bluez-fidelity.md, racp-glucose-sync).
             effects.append(.reply(token, .success([])))
             // A control point answers on its indication: RACP response code (0x06), operand: request opcode, success.
             if chrc.spec.canNotify, !(object.notifying[handle]?.isEmpty ?? true) {

@@ -19,6 +19,11 @@ public struct RecordSync: Sendable {
         public var silence: Duration = .seconds(30)
         /// How long an Abort Operation is given to be answered before the sync ends anyway.
         public var abortAnswer: Duration = .seconds(5)
+        /// How long a success is held while records it covers have not arrived: bluetoothd 5.66 sends an indication
+        /// at once but holds notifications up to 10 ms to pack them (gatt-server.c), and with EATT it sends queued
+        /// notifications on whichever channel is free (att.c pick_next_send_op), so the answer can overtake the last
+        /// records and records can swap places (seen on the rig, docs/bluez-fidelity.md).
+        public var lateRecords: Duration = .seconds(1)
         public var indicationRetries = 2
         public var inProgressRetries = 3
         public var inProgressFirstDelay: Duration = .seconds(1)
@@ -29,6 +34,8 @@ public struct RecordSync: Sendable {
         case idle
         case counting
         case reporting(RecordSelection)
+        /// The device said success but records of the range are still missing: waiting a moment for them.
+        case settling(RecordSelection, RecordAccessResponseCode)
         case deleting
         case aborting
         case done
@@ -51,8 +58,8 @@ public struct RecordSync: Sendable {
     var seen: [UInt16: [UInt8]] = [:]
     var awaitingContext: Set<UInt16> = []
     var resultOnAbort = RecordSyncResult.stalled
-    /// BlueZ's echo of the request last written has come back (it comes once per write).
-    var echoSeen = false
+    /// The success was held once for late records (``Limits/lateRecords``): the next one is taken as it is.
+    var settled = false
 
     public init(service: StoredRecordService, memory: RecordSyncMemory, deleteAfterSync: Bool = false, limits: Limits = Limits()) {
         self.service = service
@@ -76,13 +83,6 @@ public struct RecordSync: Sendable {
 
     public mutating func controlPointIndicated(_ bytes: [UInt8], now: Duration) -> [RecordSyncAction] {
         guard step != .idle, step != .done else { return [] }
-        // bluetoothd 5.66 keeps a written value in its attribute cache and signals it as the characteristic's Value
-        // (gatt-client.c write_cb → gatt_db_attribute_write), so the request fleetd wrote comes back once as if
-        // the device had sent it. It is not an answer.
-        if let request, bytes == request.bytes, !echoSeen {
-            echoSeen = true
-            return []
-        }
         let response: RecordAccessResponse
         do {
             response = try RecordAccessResponse.decode(bytes)
@@ -123,7 +123,11 @@ public struct RecordSync: Sendable {
     /// A value on the measurement or context characteristic (outside a transfer, a live record: the driver stores
     /// it keyed as ever; the sync only counts what it asked for).
     public mutating func recordNotified(_ bytes: [UInt8], on characteristic: AssignedNumber, now: Duration) -> [RecordSyncAction] {
-        guard case .reporting(let selection) = step else { return [] }
+        let selection: RecordSelection
+        switch step {
+        case .reporting(let s), .settling(let s, _): selection = s
+        default: return []
+        }
         guard let records = try? service.records(in: bytes, on: characteristic) else {
             // Still stored raw by the driver with its decode error; it advances nothing.
             return [.startTimer(.silence, after: limits.silence)]
@@ -141,6 +145,12 @@ public struct RecordSync: Sendable {
             }
         }
         actions += advanceContiguous()
+        if case .settling(_, let code) = step, !missingRecords {
+            // The late records came: the answer can be taken now.
+            step = .reporting(selection)
+            return actions.filter { if case .startTimer(.silence, _) = $0 { false } else { true } } + [.cancelTimer(.settle)]
+                + reported(selection, code)
+        }
         return actions
     }
 
@@ -176,6 +186,12 @@ public struct RecordSync: Sendable {
         case .retry:
             guard let request else { return [] }
             return send(request)
+        case .settle:
+            // What has not come by now is not coming: the device has sent what it holds in the range.
+            guard case .settling(let selection, let code) = step else { return [] }
+            settled = true
+            step = .reporting(selection)
+            return reported(selection, code)
         case .silence:
             if step == .aborting { return finish(resultOnAbort) }
             // The records so far stay (the mark is where contiguity reached); the rest comes on the next link.
@@ -195,7 +211,6 @@ public struct RecordSync: Sendable {
 
     private mutating func send(_ request: RecordAccessRequest) -> [RecordSyncAction] {
         self.request = request
-        echoSeen = false
         return [.write(request), .startTimer(.silence, after: limits.silence)]
     }
 
@@ -208,6 +223,7 @@ public struct RecordSync: Sendable {
         }
         seen = [:]
         awaitingContext = []
+        settled = false
         step = .reporting(selection)
         return send(.reportStoredRecords(selection))
     }
@@ -215,6 +231,10 @@ public struct RecordSync: Sendable {
     private mutating func reported(_ selection: RecordSelection, _ code: RecordAccessResponseCode) -> [RecordSyncAction] {
         switch code {
         case .success, .noRecordsFound:
+            if missingRecords && !settled && !(resetSeen && !resyncing) {
+                step = .settling(selection, code)
+                return [.cancelTimer(.silence), .startTimer(.settle, after: limits.lateRecords)]
+            }
             if resetSeen && !resyncing {
                 // The anchor came back different: the device numbers from scratch. Fetch everything; the store
                 // keeps each record once by its key and content.
@@ -245,6 +265,28 @@ public struct RecordSync: Sendable {
         }
     }
 
+    /// Records of this transfer that should have come and have not: a key missing between the lowest one needed (the
+    /// one above the mark — the mark's own is only the anchor —, or the lowest seen when all were asked for) and the
+    /// highest seen, or fewer records than the device said it holds when all were asked for.
+    private var missingRecords: Bool {
+        guard let high = seen.keys.max() else { return false }
+        let selection: RecordSelection
+        switch step {
+        case .reporting(let s), .settling(let s, _): selection = s
+        default: return false
+        }
+        let low: UInt16
+        if case .atLeast(_, let from) = selection {
+            guard high > from else { return false }
+            low = from + 1
+        } else {
+            low = seen.keys.min() ?? high
+        }
+        if seen.keys.count(where: { $0 >= low }) < Int(high - low) + 1 { return true }
+        if selection == .all, let held = outcome.storedOnDevice, seen.count < held { return true }
+        return false
+    }
+
     private func highestSeen() -> RecordMark? {
         guard let key = seen.keys.max(), let bytes = seen[key] else { return nil }
         return RecordMark(key: key, anchor: bytes)
@@ -267,6 +309,6 @@ public struct RecordSync: Sendable {
     private mutating func finish(_ result: RecordSyncResult) -> [RecordSyncAction] {
         step = .done
         outcome.result = result
-        return [.cancelTimer(.silence), .cancelTimer(.retry), .finished(outcome)]
+        return [.cancelTimer(.silence), .cancelTimer(.retry), .cancelTimer(.settle), .finished(outcome)]
     }
 }

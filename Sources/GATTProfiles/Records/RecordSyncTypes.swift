@@ -32,6 +32,8 @@ public enum RecordSyncTimer: Sendable, Hashable {
     case silence
     /// Write the request again (the device said a procedure was already in progress).
     case retry
+    /// The success was held for records still on their way (``RecordSync/Limits/lateRecords``).
+    case settle
 }
 
 /// What the driver does for a sync. Records themselves are not actions: they come as notifications and the driver
