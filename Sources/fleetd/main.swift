@@ -104,8 +104,9 @@ do {
     logger.critical("invalid identity rules: \(error)")
     exit(3)
 }
-let options = FleetSupervisor.Options(scanServiceUUIDs: configuration.scanServiceUUIDs, duplicateData: configuration.duplicateData,
+var options = FleetSupervisor.Options(scanServiceUUIDs: configuration.scanServiceUUIDs, duplicateData: configuration.duplicateData,
                                       leaveLinksOnExit: configuration.leaveLinksOnExit, metricsTextfile: configuration.metricsTextfile)
+options.racpDelete = configuration.racpDelete
 /// Set when the outbox met a fault retrying cannot cure: the stop it starts exits with status 1.
 let outboxFailed = Atomic<Bool>(false)
 // The state, then the outbox (StoreOpening: one move-aside per file with every connection closed; no READY without

@@ -54,6 +54,7 @@ import FleetConfig
         KeyCase(kind: .outbox, keys: ["commit-delay"], text: "[outbox]\ncommit-delay = 20ms") { $0.outboxCommitDelay == .milliseconds(20) },
         KeyCase(kind: .outbox, keys: ["max-age"], text: "[outbox]\nmax-age = 0") { $0.outboxMaxAge == nil },
         KeyCase(kind: .outbox, keys: ["max-rows"], text: "[outbox]\nmax-rows = 5000") { $0.outboxMaxRows == 5000 },
+        KeyCase(kind: .outbox, keys: ["racp-delete"], text: "[outbox]\nracp-delete = yes") { $0.racpDelete },
         KeyCase(kind: .mqtt, keys: ["host"], text: "[mqtt]\nhost = broker.example.net") {
             $0.broker == BrokerSettings(host: "broker.example.net") && $0.broker?.resolvedPort == 1883
         },

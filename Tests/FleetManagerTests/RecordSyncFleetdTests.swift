@@ -114,3 +114,28 @@ struct RecordSyncFleetdTests {
         #expect(try await h.fleetctl(["metrics"]).stdout.contains("fleetd_record_sequence_resets_total 1"))
     }
 }
+
+/// `[outbox] racp-delete = yes` (docs/records.md): after a complete sync the meter's records up to the mark are
+/// deleted, once they are committed; without it nothing is (the other tests: the meter keeps all it held).
+@Suite("racp-delete against fleetd", .serialized)
+struct RecordDeleteFleetdTests {
+    @Test("the records are committed, then deleted on the meter; the next sync is no sequence reset")
+    func deletedAfterCommit() async throws {
+        let h = try await FleetHarness(scenario: RecordSyncFleetdTests.scenario(records: 12),
+                                       configuration: RecordSyncFleetdTests.configuration + "[outbox]\nracp-delete = yes\n")
+        defer { h.stop() }
+        let held = try await RecordSyncFleetdTests.held(h)
+        #expect(held.count == 12)
+        try await waitUntil("the meter's memory emptied", timeout: .seconds(60)) { try await RecordSyncFleetdTests.held(h).isEmpty }
+        #expect(try await RecordSyncFleetdTests.storedRecords(h) == held, "every deleted record is in the outbox")
+        // A new record, then a new link: the count (1) is below the last sync's (12), but fleetd deleted those itself.
+        _ = try await h.sim("TakeRecord", [.string("m1")])
+        try await waitUntil("the new record stored", timeout: .seconds(30)) { try await RecordSyncFleetdTests.storedRecords(h).count == 13 }
+        _ = try await h.sim("DropLink", [.string("m1")])
+        try await waitUntil("a second complete sync", timeout: .seconds(60)) {
+            h.log().components(separatedBy: "glucose record sync complete").count >= 3
+        }
+        #expect(!h.log().contains("reason=sequence-reset"), "a delete is no reset: \(h.log().suffix(1500))")
+        #expect(try await RecordSyncFleetdTests.storedRecords(h).count == 13)
+    }
+}

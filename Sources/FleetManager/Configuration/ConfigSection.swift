@@ -53,7 +53,7 @@ public enum ConfigSection: String, Sendable, Hashable, CaseIterable, CustomStrin
              "stable-after", "recovery-window", "retry-budget", "min-hold"]
         case .device: ["name", "class", "subscribe", "read", "profile", "pairing", "passkey", "passkey-file", "numeric-comparison", "re-pair",
                        "re-pair-elsewhere"]
-        case .outbox: ["path", "commit-delay", "max-age", "max-rows"]
+        case .outbox: ["path", "commit-delay", "max-age", "max-rows", "racp-delete"]
         case .mqtt:
             ["host", "port", "protocol", "gateway-id", "topic-prefix", "keep-alive", "ca-file", "cert-file", "key-file",
              "credentials-file", "allow-plaintext-password"]

@@ -69,6 +69,7 @@ extension FleetConfiguration {
                 // 0 switches a bound off.
                 if let d = try reader.duration("max-age") { outboxMaxAge = d == .zero ? nil : d }
                 if let n = try reader.integer("max-rows", in: 0...Int(Int32.max)) { outboxMaxRows = n == 0 ? nil : n }
+                if let delete = try reader.bool("racp-delete") { racpDelete = delete }
             case .mqtt: try applyBroker(reader)
             }
         }

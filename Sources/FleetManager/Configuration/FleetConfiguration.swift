@@ -48,6 +48,9 @@ public struct FleetConfiguration: Sendable, Hashable {
     public var outboxMaxAge: Duration? = .seconds(7 * 86_400)
     /// At most this many readings are kept (the oldest go first); nil is unbounded.
     public var outboxMaxRows: Int? = 1_000_000
+    /// `[outbox] racp-delete`: after a complete RACP sync, delete the device's records up to the mark (docs/records.md).
+    /// Off by default: a meter's memory is the only other copy of a reading until a consumer has it.
+    public var racpDelete = false
 
     // [mqtt]
     /// Where readings are published; nil (no `host`) publishes nothing.

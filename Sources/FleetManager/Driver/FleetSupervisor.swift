@@ -19,6 +19,8 @@ public actor FleetSupervisor {
         /// node_exporter textfile-collector path (`*.prom`), rewritten every `metricsInterval`.
         public var metricsTextfile: String?
         public var metricsInterval: Duration
+        /// `[outbox] racp-delete = yes`: records up to the mark are deleted on the device after a complete sync.
+        public var racpDelete = false
 
         public init(scanServiceUUIDs: [String] = [], duplicateData: Bool = false, leaveLinksOnExit: Bool = true,
                     readyTimeout: Duration = .seconds(30), snapshotCoalescing: Duration = .milliseconds(100),
@@ -100,6 +102,7 @@ public actor FleetSupervisor {
                 broker: BrokerForwarder? = nil) {
         self.readings = readings
         self.broker = broker
+        recordSyncDeletes = options.racpDelete
         self.machine = machine
         self.client = client
         self.logger = logger

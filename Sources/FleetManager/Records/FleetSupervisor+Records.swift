@@ -77,8 +77,17 @@ extension FleetSupervisor {
             guard let run = recordSyncs[device], run.generation == generation else { return }
             switch action {
             case .write(let request):
-                let client = self.client, path = run.controlPoint.path, mtu = run.controlPoint.mtu
+                let client = self.client, path = run.controlPoint.path, mtu = run.controlPoint.mtu, outbox = readings?.outbox
                 Task { [weak self] in
+                    if case .deleteStoredRecords = request, let outbox {
+                        // The device's copy goes only once the outbox's is on disk (`racp-delete`, docs/records.md).
+                        do throws(OutboxError) { try await outbox.flush() } catch {
+                            await self?.advanceRecordSync(device, generation: generation) {
+                                $0.writeFailed(name: "io.fleetd.Error.RecordsNotCommitted", message: "nothing deleted: the outbox did not commit the records (\(error))", now: $1)
+                            }
+                            return
+                        }
+                    }
                     do throws(BlueZError) {
                         try await client.write(characteristic: path, value: request.bytes, withResponse: true, mtu: mtu)
                     } catch {
