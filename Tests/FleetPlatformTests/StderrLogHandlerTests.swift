@@ -4,10 +4,14 @@ import Testing
 
 /// stderr is often a terminal: a device name from an advert must not reach it raw (issue 41, point 13).
 @Suite struct StderrLogHandlerTests {
-    /// What the handler wrote for `record`, read back through a pipe.
+    /// What the handler wrote for `record`, read back through a socket pair.
     static func written(_ record: LogRecord) throws -> String {
-        var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)
+        // Close-on-exec from the start (SOCK_CLOEXEC; Swift's Glibc hides pipe2): with pipe(2) a child another test
+        // spawned meanwhile inherited the write end, so the read below never saw the end while that child lived —
+        // and, holding a thread of the two-thread cooperative pool beside a test that holds the other on purpose
+        // (SupervisorStatusTests.answersWhileActorBusy), it hung make test (gdb: both pool threads there).
+        var ends: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0)
         defer { close(ends[0]) }
         StderrLogHandler(descriptor: ends[1]).log(record)
         close(ends[1])
